@@ -1,0 +1,208 @@
+/**
+ * cordon's typed errors, shared by every floor (the native floor reports `{ stage, errno }`
+ * and TypeScript builds the error here).
+ *
+ * Each error carries a stable `code`, and each has an `is…` check that brands on `name` and
+ * `code` rather than `instanceof`, so it holds across realms (vm contexts, worker copies,
+ * two installed copies of cordon).
+ */
+import os from 'node:os'
+import type { z } from 'zod'
+import type { SandboxMode } from './vocabulary.js'
+
+/** The code of a SandboxUnavailableError. */
+export const SANDBOX_UNAVAILABLE = 'SANDBOX_UNAVAILABLE'
+/** The code of an InvalidRequestError. */
+export const INVALID_REQUEST = 'INVALID_REQUEST'
+
+/** What to do when no backend can enforce a confined mode (cordon runs on Linux and macOS). */
+export const DEFAULT_SANDBOX_REMEDY =
+  'Install bubblewrap or run a Landlock-enforcing kernel (Linux), or ensure sandbox-exec is usable (macOS) — otherwise switch the consumer to danger-full-access.'
+
+/** Why, when nothing more specific is known. */
+export const DEFAULT_SANDBOX_REASON = 'no sandbox backend is usable on this host'
+
+/** Where a spawn failed: the native child reports the last step it attempted before `exec`. */
+export type SpawnStage =
+  | 'fork'
+  | 'setsid'
+  | 'pipe'
+  | 'chdir'
+  | 'dup2'
+  | 'rlimit'
+  | 'caps'
+  | 'no_new_privs'
+  | 'landlock'
+  | 'seccomp'
+  | 'exec'
+  | 'pidfd'
+  | (string & {})
+
+/** The stages that confine the child: a failure there is the sandbox's, not the command's. */
+export const CONFINEMENT_STAGES = ['caps', 'no_new_privs', 'landlock', 'seccomp'] as const
+
+/** Whether a failure at `stage` is a runner (confinement) failure rather than an ordinary spawn error. */
+export function isConfinementStage(stage: string): boolean {
+  return (CONFINEMENT_STAGES as readonly string[]).includes(stage)
+}
+
+const ERRNO_NAMES: ReadonlyMap<number, string> = (() => {
+  const names = new Map<number, string>()
+  for (const [name, value] of Object.entries(os.constants.errno)) {
+    if (!names.has(value)) names.set(value, name) // aliases (EWOULDBLOCK, EDEADLOCK…): first name wins
+  }
+  return names
+})()
+
+/** The symbolic name of an errno (`2` → `'ENOENT'`; libuv's negative form is accepted); `'EUNKNOWN'` when the host has none. */
+export function errnoName(errno: number): string {
+  return ERRNO_NAMES.get(Math.abs(errno)) ?? 'EUNKNOWN'
+}
+
+/** A structured runner failure: the stage the native child reached and the kernel's errno. */
+export interface RunnerFailureDetail {
+  stage: SpawnStage
+  /** Positive kernel errno. */
+  errno: number
+}
+
+/** Options for a SandboxUnavailableError. */
+export interface SandboxUnavailableOptions {
+  /** Why no backend can enforce the mode; default: no sandbox backend is usable on this host. */
+  reason?: string | undefined
+  /** What the user can do about it; default names bubblewrap, Landlock, sandbox-exec and danger-full-access. */
+  remedy?: string | undefined
+  /** The runner's own failure: a stage + errno from the native child, or a fatal stderr line. */
+  detail?: RunnerFailureDetail | string | undefined
+  /** The underlying error, kept as-is. */
+  cause?: unknown
+}
+
+/** A confined mode was asked for and cannot be enforced: cordon refuses to run the command unconfined. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = 'SandboxUnavailableError' as const
+  readonly code = SANDBOX_UNAVAILABLE
+  /** The mode that could not be enforced. */
+  readonly mode: SandboxMode
+  /** Why it could not. */
+  readonly reason: string
+  /** What to do about it. */
+  readonly remedy: string
+  /** The runner's own failure, when the runner started and refused. */
+  readonly detail: RunnerFailureDetail | string | undefined
+
+  /** `options` may be a string: the reference's `(mode, detail?)` form. */
+  constructor(mode: SandboxMode, options: SandboxUnavailableOptions | string = {}) {
+    const opts: SandboxUnavailableOptions = typeof options === 'string' ? { detail: options } : options
+    const reason = opts.reason ?? DEFAULT_SANDBOX_REASON
+    const remedy = opts.remedy ?? DEFAULT_SANDBOX_REMEDY
+    const detailText =
+      opts.detail === undefined
+        ? ''
+        : ` Runner failure: ${
+            typeof opts.detail === 'string' ? opts.detail : `${opts.detail.stage}: ${errnoName(opts.detail.errno)}`
+          }`
+    super(
+      `sandbox mode "${mode}" is requested but ${reason}; refusing to run the command unconfined. ${remedy}${detailText}`,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    )
+    this.mode = mode
+    this.reason = reason
+    this.remedy = remedy
+    this.detail = opts.detail
+  }
+}
+
+/** Whether `value` is a SandboxUnavailableError, from this realm or any other. */
+export function isSandboxUnavailableError(value: unknown): value is SandboxUnavailableError {
+  return hasBrand(value, 'SandboxUnavailableError', SANDBOX_UNAVAILABLE)
+}
+
+/** What the native floor (or a Node spawn) reports about a failed spawn. */
+export interface SpawnErrorInit {
+  stage: SpawnStage
+  /** Kernel errno; libuv's negative form is normalised to positive. */
+  errno: number
+  /** The path involved (the executable for `exec`, the directory for `chdir`). */
+  path?: string | undefined
+  cause?: unknown
+}
+
+/** A command could not be started; `code` is the errno's name (`ENOENT`, `EACCES`…). */
+export class SpawnError extends Error {
+  override readonly name = 'SpawnError' as const
+  readonly code: string
+  readonly stage: SpawnStage
+  /** Positive kernel errno. */
+  readonly errno: number
+  readonly path: string | undefined
+
+  constructor(init: SpawnErrorInit) {
+    const code = errnoName(init.errno)
+    super(
+      `spawn failed at ${init.stage}: ${code}${init.path === undefined ? '' : ` (${init.path})`}`,
+      init.cause === undefined ? undefined : { cause: init.cause },
+    )
+    this.code = code
+    this.stage = init.stage
+    this.errno = Math.abs(init.errno)
+    this.path = init.path
+  }
+}
+
+/** Whether `value` is a SpawnError, from this realm or any other. */
+export function isSpawnError(value: unknown): value is SpawnError {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return v['name'] === 'SpawnError' && typeof v['code'] === 'string' && typeof v['stage'] === 'string' && typeof v['errno'] === 'number'
+}
+
+/** A request or configuration was malformed; `issues` lists every problem, each naming its field. */
+export class InvalidRequestError extends Error {
+  override readonly name = 'InvalidRequestError' as const
+  readonly code = INVALID_REQUEST
+  /** One line per problem, each starting with the field it concerns (`field: what is wrong`). */
+  readonly issues: readonly string[]
+
+  constructor(issues: readonly string[], options: { context?: string; cause?: unknown } = {}) {
+    const list = issues.length === 0 ? ['(no details)'] : issues
+    super(
+      `${options.context ?? 'invalid request'}: ${list.join('; ')}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    )
+    this.issues = Object.freeze([...list])
+  }
+
+  /** Builds the error from a zod failure, listing every issue as `path: message`. */
+  static fromZod(error: z.ZodError, context?: string): InvalidRequestError {
+    return new InvalidRequestError(formatZodIssues(error), { context, cause: error })
+  }
+}
+
+/** Whether `value` is an InvalidRequestError, from this realm or any other. */
+export function isInvalidRequestError(value: unknown): value is InvalidRequestError {
+  return hasBrand(value, 'InvalidRequestError', INVALID_REQUEST)
+}
+
+/** Every issue of a zod error as one `path: message` line (`(root)` when the path is empty). */
+export function formatZodIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const where = issue.path.length === 0 ? '(root)' : formatIssuePath(issue.path)
+    return `${where}: ${issue.message}`
+  })
+}
+
+function formatIssuePath(segments: readonly PropertyKey[]): string {
+  let out = ''
+  for (const segment of segments) {
+    if (typeof segment === 'number') out += `[${segment}]`
+    else out += out === '' ? String(segment) : `.${String(segment)}`
+  }
+  return out
+}
+
+function hasBrand(value: unknown, name: string, code: string): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return v['name'] === name && v['code'] === code
+}

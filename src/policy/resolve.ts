@@ -1,0 +1,160 @@
+/**
+ * Policy resolution: from what a caller knows (a cwd, maybe a configured root, a default,
+ * a session override, an approved escalation) to one SandboxExecutionPolicy.
+ *
+ * Mode precedence: approved > session > default > `read-only`. Root precedence: explicit
+ * `workspaceRoot` > `cwd`. Every path is made canonical the way the kernel resolves it
+ * (realpath first, so `symlink/..` leaves the symlink's target, then lexical resolution).
+ * The only I/O here is realpath/stat.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import { InvalidRequestError, formatZodIssues } from './errors.js'
+import {
+  DEFAULT_SANDBOX_MODE,
+  NETWORK_POLICIES,
+  SANDBOX_MODES,
+  type NetworkPolicy,
+  type SandboxExecutionPolicy,
+  type SandboxMode,
+} from './vocabulary.js'
+
+/** What resolvePolicy needs; every field but `cwd` is optional. */
+export interface ResolvePolicyInput {
+  /** The caller's (or session's) working directory; the root when no `workspaceRoot` is given. Absolute. */
+  cwd: string
+  /** An explicit workspace root; wins over `cwd`. Absolute. */
+  workspaceRoot?: string | undefined
+  /** The deployment default; `read-only` when absent. */
+  defaultMode?: SandboxMode | undefined
+  /** The session's override; wins over the default. */
+  sessionMode?: SandboxMode | undefined
+  /** A mode the user approved for this one call; wins over everything. */
+  approvedMode?: SandboxMode | undefined
+  sessionId?: string | undefined
+  /** Extra writable roots under `workspace-write`; must exist. */
+  writableRoots?: readonly string[] | undefined
+  network?: NetworkPolicy | undefined
+  /** Paths that stay read-only; need not exist yet. */
+  protectedPaths?: readonly string[] | undefined
+  /** Paths to hide; need not exist yet. */
+  hiddenPaths?: readonly string[] | undefined
+  requireEnforcement?: 'full' | undefined
+}
+
+const modeField = z
+  .string({ error: 'expected a sandbox mode string' })
+  .refine((m) => (SANDBOX_MODES as readonly string[]).includes(m), {
+    error: (issue) => `unknown sandbox mode ${JSON.stringify(issue.input)} (expected one of ${SANDBOX_MODES.join(', ')})`,
+  })
+const absoluteField = z
+  .string({ error: 'expected a path string' })
+  .refine((p) => p.length > 0, 'must not be empty')
+  .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
+  .refine((p) => p.length === 0 || path.isAbsolute(p), { error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}` })
+
+/** Validates the shape of a ResolvePolicyInput (existence is checked by resolvePolicy itself). */
+export const ResolvePolicyInputSchema = z
+  .object({
+    cwd: absoluteField,
+    workspaceRoot: absoluteField.optional(),
+    defaultMode: modeField.optional(),
+    sessionMode: modeField.optional(),
+    approvedMode: modeField.optional(),
+    sessionId: z.string().min(1, 'must not be empty').optional(),
+    writableRoots: z.array(absoluteField).optional(),
+    network: z.enum(NETWORK_POLICIES).optional(),
+    protectedPaths: z.array(absoluteField).optional(),
+    hiddenPaths: z.array(absoluteField).optional(),
+    requireEnforcement: z.literal('full').optional(),
+  })
+  .strict()
+
+/**
+ * Canonical form of an absolute path, resolved the way the kernel would: the longest
+ * existing prefix goes through realpath (so `link/..` is the link target's parent), the
+ * missing rest is appended lexically. An existing path comes back fully realpath'd.
+ */
+export function canonicalPath(p: string): string {
+  const absolute = path.isAbsolute(p) ? p : path.resolve(p)
+  const parts = absolute.split('/').filter((part) => part !== '' && part !== '.')
+  for (let keep = parts.length; keep >= 0; keep--) {
+    const prefix = '/' + parts.slice(0, keep).join('/')
+    let real: string
+    try {
+      real = fs.realpathSync.native(prefix)
+    } catch {
+      continue
+    }
+    return path.resolve(real, ...parts.slice(keep))
+  }
+  return path.resolve(absolute)
+}
+
+/** Whether `p` exists and is a directory (following symlinks). */
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+function existingDirectory(field: string, p: string, issues: string[]): string | undefined {
+  let real: string
+  try {
+    real = fs.realpathSync.native(p) // the kernel's own walk: `missing/..` does not exist
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const missing = code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
+    issues.push(`${field}: ${missing ? 'directory does not exist' : `cannot be resolved (${code ?? 'error'})`}: ${JSON.stringify(p)}`)
+    return undefined
+  }
+  if (!isDirectory(real)) {
+    issues.push(`${field}: not a directory: ${JSON.stringify(p)}`)
+    return undefined
+  }
+  return path.resolve(real)
+}
+
+function dedupe(paths: readonly string[]): string[] {
+  return [...new Set(paths)]
+}
+
+/**
+ * Resolves one policy: the mode by precedence, the root canonical and existing, every
+ * extension path canonical and deduplicated. Throws InvalidRequestError listing every
+ * problem, each naming its field (a relative or missing root, an unknown mode…).
+ */
+export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy {
+  const parsed = ResolvePolicyInputSchema.safeParse(input)
+  if (!parsed.success) {
+    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: 'invalid sandbox policy', cause: parsed.error })
+  }
+  const given = parsed.data
+  const issues: string[] = []
+
+  const rootField = given.workspaceRoot !== undefined ? 'workspaceRoot' : 'cwd'
+  const workspaceRoot = existingDirectory(rootField, given.workspaceRoot ?? given.cwd, issues)
+
+  const writableRoots =
+    given.writableRoots === undefined
+      ? undefined
+      : given.writableRoots.map((p, i) => existingDirectory(`writableRoots[${i}]`, p, issues))
+  if (issues.length > 0 || workspaceRoot === undefined) {
+    throw new InvalidRequestError(issues, { context: 'invalid sandbox policy' })
+  }
+
+  const mode = (given.approvedMode ?? given.sessionMode ?? given.defaultMode ?? DEFAULT_SANDBOX_MODE) as SandboxMode
+  const policy: SandboxExecutionPolicy = { mode, workspaceRoot }
+  if (given.sessionId !== undefined) policy.sessionId = given.sessionId
+  if (writableRoots !== undefined) {
+    policy.writableRoots = Object.freeze(dedupe((writableRoots as string[]).filter((p) => p !== workspaceRoot)))
+  }
+  if (given.network !== undefined) policy.network = given.network
+  if (given.protectedPaths !== undefined) policy.protectedPaths = Object.freeze(dedupe(given.protectedPaths.map(canonicalPath)))
+  if (given.hiddenPaths !== undefined) policy.hiddenPaths = Object.freeze(dedupe(given.hiddenPaths.map(canonicalPath)))
+  if (given.requireEnforcement !== undefined) policy.requireEnforcement = given.requireEnforcement
+  return Object.freeze(policy)
+}

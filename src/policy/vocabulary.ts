@@ -1,0 +1,137 @@
+/**
+ * The sandbox vocabulary: the words every floor shares about confinement.
+ *
+ * Modes govern file effects only; network is a separate, explicit field (`network`).
+ * Each closed set is exported three ways: a readonly tuple (iterate it), a type (check
+ * against it), and a zod schema (validate untrusted input with it). The policy's JSON
+ * Schema is exported for callers that speak JSON Schema rather than zod.
+ */
+import path from 'node:path'
+import { z } from 'zod'
+
+/** Every sandbox mode, narrowest first: the order is the widening ladder. */
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
+
+/** How much of the file system a confined command may change. */
+export type SandboxMode = (typeof SANDBOX_MODES)[number]
+
+/** Every mode the sandbox is asked to enforce (all but `danger-full-access`). */
+export const CONFINED_SANDBOX_MODES = ['read-only', 'workspace-write'] as const
+
+/** A mode that a backend must enforce; `danger-full-access` never reaches a backend. */
+export type ConfinedSandboxMode = (typeof CONFINED_SANDBOX_MODES)[number]
+
+/** The fail-safe default mode when nothing else is configured. */
+export const DEFAULT_SANDBOX_MODE: SandboxMode = 'read-only'
+
+/** How completely a backend enforces what a mode promises. */
+export const SANDBOX_ENFORCEMENTS = ['full', 'partial'] as const
+
+/** `full`: every promised effect class held; `partial`: only a subset did. */
+export type SandboxEnforcement = (typeof SANDBOX_ENFORCEMENTS)[number]
+
+/** The classes of effect enforcement is counted over. */
+export const EFFECT_CLASSES = ['content', 'names', 'metadata', 'network', 'signals'] as const
+
+/**
+ * `content` (write, truncate), `names` (create, remove, rename, link), `metadata`
+ * (chmod, chown, utime, xattr), and, when the policy asks, `network` and `signals`.
+ */
+export type EffectClass = (typeof EFFECT_CLASSES)[number]
+
+/** The effect classes every confined mode promises, whatever else the policy asks. */
+export const FILE_EFFECT_CLASSES = ['content', 'names', 'metadata'] as const satisfies readonly EffectClass[]
+
+/** Network policies: `inherit` leaves the host's network alone; `deny` asks the backend to cut it. */
+export const NETWORK_POLICIES = ['inherit', 'deny'] as const
+
+/** Whether a confined command keeps the host's network (`inherit`, the default) or loses it. */
+export type NetworkPolicy = (typeof NETWORK_POLICIES)[number]
+
+/**
+ * The policy carried on every call. `workspaceRoot` is absolute and canonical (symlinks
+ * resolved) and is carried even when the mode does not use it.
+ */
+export interface SandboxExecutionPolicy {
+  /** The mode the command runs under. */
+  mode: SandboxMode
+  /** Absolute, canonical workspace root (the writable root under `workspace-write`). */
+  workspaceRoot: string
+  /** Opaque id of the calling session; absent for agentless calls. */
+  sessionId?: string | undefined
+  /** cordon: extra writable roots under `workspace-write` (absolute, canonical). */
+  writableRoots?: readonly string[] | undefined
+  /** cordon: `inherit` (default) or `deny`, enforced where a backend can. */
+  network?: NetworkPolicy | undefined
+  /** cordon: paths that stay read-only even inside a writable root, where a backend can. */
+  protectedPaths?: readonly string[] | undefined
+  /** cordon: paths a confined command may not see, where a backend can hide them. */
+  hiddenPaths?: readonly string[] | undefined
+  /** cordon: refuse a backend that enforces this policy only `partial`ly. */
+  requireEnforcement?: 'full' | undefined
+}
+
+/** The policy a backend's `confine()` accepts: the mode narrowed to a confined one. */
+export interface SandboxPolicy extends SandboxExecutionPolicy {
+  mode: ConfinedSandboxMode
+}
+
+/** Whether `p` is absolute and lexically normal (no `.`/`..`/`//`, no trailing slash). */
+export function isNormalAbsolutePath(p: string): boolean {
+  return path.isAbsolute(p) && !p.includes('\0') && path.normalize(p) === p && (p === '/' || !p.endsWith('/'))
+}
+
+const absolutePath = z
+  .string()
+  .regex(/^\//, { error: 'must be an absolute path', abort: true })
+  .refine(isNormalAbsolutePath, 'must be a normalized absolute path (no ".", "..", "//" or trailing "/")')
+
+/** Validates a SandboxMode. */
+export const SandboxModeSchema = z.enum(SANDBOX_MODES)
+/** Validates a ConfinedSandboxMode. */
+export const ConfinedSandboxModeSchema = z.enum(CONFINED_SANDBOX_MODES)
+/** Validates a SandboxEnforcement. */
+export const SandboxEnforcementSchema = z.enum(SANDBOX_ENFORCEMENTS)
+/** Validates an EffectClass. */
+export const EffectClassSchema = z.enum(EFFECT_CLASSES)
+/** Validates a NetworkPolicy. */
+export const NetworkPolicySchema = z.enum(NETWORK_POLICIES)
+
+/** Validates a SandboxExecutionPolicy's shape (canonical paths need the file system: see resolvePolicy). */
+export const SandboxExecutionPolicySchema = z
+  .object({
+    mode: SandboxModeSchema,
+    workspaceRoot: absolutePath,
+    sessionId: z.string().min(1).optional(),
+    writableRoots: z.array(absolutePath).readonly().optional(),
+    network: NetworkPolicySchema.optional(),
+    protectedPaths: z.array(absolutePath).readonly().optional(),
+    hiddenPaths: z.array(absolutePath).readonly().optional(),
+    requireEnforcement: z.literal('full').optional(),
+  })
+  .strict()
+
+/** Validates a SandboxPolicy (a SandboxExecutionPolicy with a confined mode). */
+export const SandboxPolicySchema = SandboxExecutionPolicySchema.extend({ mode: ConfinedSandboxModeSchema }).strict()
+
+// Compile-time guard: the schema and the documented interface describe the same shape.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const schemaMatchesInterface: Same<z.infer<typeof SandboxExecutionPolicySchema>, SandboxExecutionPolicy> extends true
+  ? true
+  : never = true
+void schemaMatchesInterface
+
+/** JSON Schema (draft 2020-12) of SandboxExecutionPolicy, generated from its zod schema. */
+export const SANDBOX_EXECUTION_POLICY_JSON_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze(
+  z.toJSONSchema(SandboxExecutionPolicySchema) as Record<string, unknown>,
+)
+
+/** Whether `value` is one of the three sandbox modes. */
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === 'string' && (SANDBOX_MODES as readonly string[]).includes(value)
+}
+
+/** Whether `mode` is enforced by a backend (every mode but `danger-full-access`). */
+export function isConfinedMode(mode: SandboxMode): mode is ConfinedSandboxMode {
+  return mode !== 'danger-full-access'
+}

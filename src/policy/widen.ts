@@ -1,0 +1,128 @@
+/**
+ * The widening ladder: which modes are strictly wider than which, the escalation targets a
+ * model may ask for, the pairing rules for its escalation fields, and the exact texts of
+ * every refusal along the way (dsh-semantics §3.2). Pure: no I/O, no approval calls.
+ */
+import { SANDBOX_MODES, isSandboxMode, type SandboxMode } from './vocabulary.js'
+
+/** The modes a model may escalate to (the `sandbox_permissions` enum): fixed, never session-dependent. */
+export const ESCALATION_TARGETS = ['workspace-write', 'danger-full-access'] as const
+
+/** A mode a model may ask to escalate to. */
+export type EscalationTarget = (typeof ESCALATION_TARGETS)[number]
+
+/** For each mode, the modes strictly wider than it, narrowest first. */
+export const WIDER_MODES: Readonly<Record<SandboxMode, readonly SandboxMode[]>> = Object.freeze({
+  'read-only': Object.freeze(['workspace-write', 'danger-full-access'] as const),
+  'workspace-write': Object.freeze(['danger-full-access'] as const),
+  'danger-full-access': Object.freeze([] as const),
+})
+
+/** Whether `to` is strictly wider than `from`; false for equal, narrower or unknown modes. */
+export function isStrictlyWider(from: string, to: string): boolean {
+  return isSandboxMode(from) && isSandboxMode(to) && WIDER_MODES[from].includes(to)
+}
+
+/** Whether `value` is one of the ESCALATION_TARGETS. */
+export function isEscalationTarget(value: unknown): value is EscalationTarget {
+  return typeof value === 'string' && (ESCALATION_TARGETS as readonly string[]).includes(value)
+}
+
+/** The outcomes an approval can have: a closed set. */
+export const APPROVAL_OUTCOMES = ['allowed-once', 'rejected', 'cancelled', 'unavailable'] as const
+
+/** What the user (or the approval policy) answered. */
+export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number]
+
+/** The exact texts of the escalation path (dsh-semantics §3.2). */
+export const ESCALATION_TEXTS = Object.freeze({
+  missingJustification: 'invalid escalation: sandbox_permissions requires a justification',
+  justificationWithoutPermissions: 'invalid escalation: justification is only valid together with sandbox_permissions',
+  blankJustification: 'invalid justification: expected a non-empty sentence',
+  notAvailable: 'sandbox_permissions is not available in this composition (no sandboxing executor to escalate)',
+  /** The refusal for a request that does not widen the call's effective mode. */
+  notStrictlyWider: (target: string, effective: string): string =>
+    `sandbox escalation to "${target}" is not strictly wider than this call's current "${effective}" mode`,
+  noApprovalService: (target: string): string =>
+    `sandbox escalation to "${target}" requires approval, but no approval service is composed`,
+  noAgent: (target: string): string =>
+    `sandbox escalation to "${target}" requires approval, but the call has no agent to route it through`,
+  rejected: (target: string): string => `the user rejected escalating this command to "${target}"`,
+  cancelled: (target: string): string => `approval for escalating to "${target}" was cancelled`,
+  unavailable: (target: string): string =>
+    `sandbox escalation to "${target}" requires approval, but no approval channel is available`,
+  /** The reason recorded with the approval request. */
+  approvalReason: (target: string, justification: string): string => `escalate sandbox to ${target}: ${justification}`,
+})
+
+/** The model's escalation fields, as received (unvalidated). */
+export interface EscalationArgs {
+  sandbox_permissions?: unknown
+  justification?: unknown
+}
+
+/** A validated escalation request, or none. */
+export type EscalationCheck =
+  | { ok: true; escalation: { mode: EscalationTarget; justification: string } | undefined }
+  | { ok: false; error: string }
+
+/**
+ * Checks the pairing rules: both fields or neither, a non-blank justification, a target
+ * from the closed set. Returns the request (or `undefined` when none) or the exact error text.
+ */
+export function validateEscalationArgs(args: EscalationArgs): EscalationCheck {
+  const hasMode = args.sandbox_permissions !== undefined
+  const hasJustification = args.justification !== undefined
+  if (!hasMode && !hasJustification) return { ok: true, escalation: undefined }
+  if (hasMode && !hasJustification) return { ok: false, error: ESCALATION_TEXTS.missingJustification }
+  if (!hasMode) return { ok: false, error: ESCALATION_TEXTS.justificationWithoutPermissions }
+  if (typeof args.justification !== 'string' || args.justification.trim() === '') {
+    return { ok: false, error: ESCALATION_TEXTS.blankJustification }
+  }
+  if (!isEscalationTarget(args.sandbox_permissions)) {
+    return {
+      ok: false,
+      error: `invalid escalation: sandbox_permissions must be one of ${ESCALATION_TARGETS.join(', ')}`,
+    }
+  }
+  return { ok: true, escalation: { mode: args.sandbox_permissions, justification: args.justification } }
+}
+
+/** The refusal text when `target` does not strictly widen `effective`, else `undefined` (check before prompting). */
+export function wideningError(effective: string, target: string): string | undefined {
+  return isStrictlyWider(effective, target) ? undefined : ESCALATION_TEXTS.notStrictlyWider(target, effective)
+}
+
+/**
+ * Maps an approval outcome to the granted mode or the exact refusal text; throws on an
+ * outcome outside the closed set (the exhaustiveness backstop).
+ */
+export function escalationOutcome(
+  target: EscalationTarget,
+  outcome: ApprovalOutcome,
+): { granted: true; mode: EscalationTarget } | { granted: false; error: string } {
+  switch (outcome) {
+    case 'allowed-once':
+      return { granted: true, mode: target }
+    case 'rejected':
+      return { granted: false, error: ESCALATION_TEXTS.rejected(target) }
+    case 'cancelled':
+      return { granted: false, error: ESCALATION_TEXTS.cancelled(target) }
+    case 'unavailable':
+      return { granted: false, error: ESCALATION_TEXTS.unavailable(target) }
+    default: {
+      const unreachable: never = outcome
+      throw new TypeError(`unexpected approval outcome ${JSON.stringify(unreachable)}`)
+    }
+  }
+}
+
+/** The narrowest mode strictly wider than `from`, or `undefined` at the top of the ladder. */
+export function narrowestWiderMode(from: SandboxMode): SandboxMode | undefined {
+  return WIDER_MODES[from][0]
+}
+
+// The ladder must agree with the order of SANDBOX_MODES (narrowest first).
+for (const [i, mode] of SANDBOX_MODES.entries()) {
+  if (WIDER_MODES[mode].join() !== SANDBOX_MODES.slice(i + 1).join()) throw new Error(`widening ladder out of order at ${mode}`)
+}

@@ -1,0 +1,134 @@
+/**
+ * The exit-status contract between the rendered text a model reads and the structured facts:
+ * `renderResult` writes the bodies and markers, `parseExitStatus` reads the exit marker back.
+ *
+ * Layout: stdout (+ truncation note), `[stderr]` section (+ note), or `(no output)`; then,
+ * each after a newline: the denial marker (+ hint), `[timed out after Nms]`, and last the
+ * exit marker (`[killed by signal: SIG]`, else `[exit code: N]` for a nonzero code).
+ *
+ * Round-trip rule: `parseExitStatus` consumes only a final `\n[killed by signal: X]` or
+ * `\n[exit code: N]` line. When a clean exit's text already ends in such a line (real output
+ * that looks like a marker), the renderer appends an explicit `\n[exit code: 0]`, so the
+ * parser consumes that instead and the look-alike stays in the body.
+ */
+import type { SandboxMode } from '../policy/vocabulary.js'
+import type { CollectedOutput, ShellRunResult } from './types.js'
+
+/** The body shown when neither stream produced anything. */
+export const NO_OUTPUT = '(no output)'
+
+/** The line that opens the stderr section. */
+export const STDERR_HEADER = '[stderr]'
+
+/** The hint shown after a denial when escalation is advertised (dsh-semantics §3.3). */
+export const ESCALATION_HINT =
+  '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]'
+
+/** `[exit code: N]`. */
+export function exitCodeMarker(code: number): string {
+  return `[exit code: ${code}]`
+}
+
+/** `[killed by signal: SIG]`. */
+export function signalMarker(signal: string): string {
+  return `[killed by signal: ${signal}]`
+}
+
+/** `[timed out after Nms]`. */
+export function timeoutMarker(timeoutMs: number): string {
+  return `[timed out after ${timeoutMs}ms]`
+}
+
+/** `[sandbox: file access denied under <mode> mode]`. */
+export function denialMarker(mode: SandboxMode): string {
+  return `[sandbox: file access denied under ${mode} mode]`
+}
+
+/** The marker for a background job whose sandbox runner failed before the command ran. */
+export function runnerFailureMarker(mode: SandboxMode): string {
+  return `[sandbox: the sandbox runner itself failed under ${mode} mode — the command did not run; this is a sandbox problem, not a command failure]`
+}
+
+/** `[output truncated; full output: <spillPath or (unavailable)>]`. */
+export function truncationNote(spillPath: string | undefined): string {
+  return `[output truncated; full output: ${spillPath ?? '(unavailable)'}]`
+}
+
+/** The exit status read back from rendered text. */
+export interface ParsedExitStatus {
+  /** The text with the consumed exit marker line removed (timeout and sandbox markers stay). */
+  body: string
+  /** The exit code; null when a signal ended the process; 0 when no marker is present. */
+  exitCode: number | null
+  /** The terminating signal, when the text ends in a signal marker. */
+  signal: NodeJS.Signals | null
+}
+
+/** Options for renderResult. */
+export interface RenderOptions {
+  /** Append the escalation hint after a denial marker: `true` for the standard text, or a custom line. */
+  escalationHint?: boolean | string | undefined
+}
+
+const SIGNAL_LINE = /\n\[killed by signal: ([^\]\n]+)\]$/
+const EXIT_LINE = /\n\[exit code: (-?\d+)\]$/
+
+/** Renders a foreground result as the text a model reads; `parseExitStatus` inverts its exit status exactly. */
+export function renderResult(result: ShellRunResult, options: RenderOptions = {}): string {
+  let text = renderBody(result.stdout, result.stderr)
+  if (result.sandbox?.denied === true) {
+    text += `\n${denialMarker(result.sandbox.mode)}`
+    const hint = options.escalationHint
+    if (hint === true) text += `\n${ESCALATION_HINT}`
+    else if (typeof hint === 'string' && hint !== '') text += `\n${hint}`
+  }
+  if (result.timedOut) text += `\n${timeoutMarker(result.timeoutMs)}`
+  return appendExitStatus(text, { exitCode: result.exitCode, signal: result.signal })
+}
+
+/** The stream bodies: stdout, the `[stderr]` section, truncation notes, or `(no output)`. */
+export function renderBody(stdout: CollectedOutput, stderr: CollectedOutput): string {
+  let body = streamText(stdout)
+  const err = streamText(stderr)
+  if (err !== '') {
+    if (body !== '' && !body.endsWith('\n')) body += '\n'
+    body += `${STDERR_HEADER}\n${err}`
+  }
+  return body === '' ? NO_OUTPUT : body
+}
+
+function streamText(output: CollectedOutput): string {
+  return output.truncated ? `${output.text}\n${truncationNote(output.spillPath)}` : output.text
+}
+
+/**
+ * Appends the exit marker for `status` to `body` (none for a clean exit unless `body`
+ * already ends in a marker-like line); `parseExitStatus` of the result gives back exactly
+ * `body` and the status (signal first; a signal means exitCode null).
+ */
+export function appendExitStatus(body: string, status: { exitCode: number | null; signal: NodeJS.Signals | null }): string {
+  if (status.signal !== null) return `${body}\n${signalMarker(status.signal)}`
+  if (status.exitCode !== null && status.exitCode !== 0) return `${body}\n${exitCodeMarker(status.exitCode)}`
+  return endsInExitMarker(body) ? `${body}\n${exitCodeMarker(0)}` : body
+}
+
+/** Whether `text` ends in a line `parseExitStatus` would consume. */
+export function endsInExitMarker(text: string): boolean {
+  return SIGNAL_LINE.test(text) || EXIT_LINE.test(text)
+}
+
+/**
+ * Reads the exit status from rendered text: a final signal line first, else a final exit
+ * code line, else exit 0; removes only the consumed line.
+ */
+export function parseExitStatus(text: string): ParsedExitStatus {
+  const signal = SIGNAL_LINE.exec(text)
+  if (signal !== null) {
+    return { body: text.slice(0, signal.index), exitCode: null, signal: signal[1] as NodeJS.Signals }
+  }
+  const exit = EXIT_LINE.exec(text)
+  if (exit !== null) {
+    return { body: text.slice(0, exit.index), exitCode: Number(exit[1]), signal: null }
+  }
+  return { body: text, exitCode: 0, signal: null }
+}

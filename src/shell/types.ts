@@ -1,0 +1,184 @@
+/**
+ * The shell seam's types (seed 000, names and fields kept; cordon's extensions marked).
+ *
+ * A caller's ShellExecRequest is resolved into a ShellExecSpec; `run` yields a
+ * ShellRunResult, `start` a ShellProcess. Types only: no values live here.
+ */
+import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+
+/** One environment key inside the managed `DSH_` namespace. */
+export type DshEnvironmentKey = `DSH_${string}`
+
+/** Trusted harness variables for one child-process execution. */
+export type DshEnvironment = Readonly<Record<DshEnvironmentKey, string>>
+
+/** One captured stream: the (possibly truncated) text plus recovery info. */
+export interface CollectedOutput {
+  /** Collected text — the TAIL of the stream when truncated. */
+  text: string
+  /** True when bytes were dropped from `text`. */
+  truncated: boolean
+  /** Path to a file holding the COMPLETE stream, when truncated and available. */
+  spillPath?: string
+}
+
+/**
+ * A caller's execution REQUEST: `workdir` and `timeoutMs` are optional and filled by
+ * ShellExecutor.resolve from the implementation's config.
+ */
+export interface ShellExecRequest {
+  command: string
+  /** Working directory override (default: implementation-configured). */
+  workdir?: string | undefined
+  /** Timeout override in milliseconds (implementations cap it). */
+  timeoutMs?: number | undefined
+  /** Foreground stdout capture budget in bytes (trusted in-process callers only). */
+  stdoutMaxBytes?: number | undefined
+  /** Abort signal — implementations kill the command when it fires. */
+  signal?: AbortSignal | undefined
+  /** Bytes to write to the command's stdin, then close it; absent leaves stdin empty. */
+  stdin?: string | undefined
+  /** Ordinary environment entries, merged after the credential scrub and before `dshEnv`. */
+  env?: Record<string, string> | undefined
+  /** Harness-owned `DSH_*` variables for this execution; merged last. */
+  dshEnv?: DshEnvironment | undefined
+  /** Fully resolved per-call sandbox policy; sandboxing executors default it. */
+  sandboxPolicy?: SandboxExecutionPolicy | undefined
+}
+
+/** A resolved execution spec; `start` ignores `timeoutMs` (background processes have no executor timeout). */
+export interface ShellExecSpec {
+  command: string
+  workdir: string
+  timeoutMs: number
+  /** Resolved foreground stdout capture budget in bytes. */
+  stdoutMaxBytes: number
+  /** Abort signal — implementations kill the command when it fires. */
+  signal?: AbortSignal | undefined
+  /** Bytes to write to stdin before closing it; absent means no stdin. */
+  stdin?: string | undefined
+  /** Ordinary environment entries; `dshEnv` still merges after them. */
+  env?: Record<string, string> | undefined
+  /** Managed `DSH_*` snapshot; merges after `env`. */
+  dshEnv?: DshEnvironment | undefined
+  /** Resolved sandbox policy; ignored by executors that do not confine. */
+  sandboxPolicy: SandboxExecutionPolicy | undefined
+}
+
+/**
+ * Sandbox facts for one run, present iff a sandboxing executor handled it. Facts are
+ * reported independently of exit status.
+ */
+export interface ShellSandboxInfo {
+  /** The mode the command actually ran under. */
+  mode: SandboxMode
+  /** Whether the sandbox denied a file operation. */
+  denied: boolean
+  /** How completely the selected runner enforced the requested mode. */
+  enforcement?: SandboxEnforcement
+  /** Whether the sandbox runner failed before the command could run. */
+  runnerFailed?: boolean
+  /** cordon: the backend that confined the run (`landlock`, `bubblewrap`, `seatbelt`). */
+  backend?: string
+  /** cordon: the denied paths, where the backend can name them. */
+  deniedPaths?: readonly string[]
+}
+
+/** The outcome of one completed (or killed) foreground run. */
+export interface ShellRunResult {
+  /** Exit code; null when the process died from a signal. */
+  exitCode: number | null
+  /** Terminating signal (e.g. 'SIGTERM'); null on normal exit. */
+  signal: NodeJS.Signals | null
+  /** True when the executor's own timeout was the FIRST cause to cut the command short. */
+  timedOut: boolean
+  /** True when the caller's AbortSignal was the FIRST cause (and not the timeout). */
+  aborted: boolean
+  /** The effective timeout applied to this run (after defaulting/capping). */
+  timeoutMs: number
+  stdout: CollectedOutput
+  stderr: CollectedOutput
+  /** Sandbox execution facts, absent for an unsandboxed executor. */
+  sandbox?: ShellSandboxInfo
+}
+
+/** Lifecycle state of a background process (settled exactly once). */
+export type ShellProcessStatus = 'running' | 'completed' | 'killed'
+
+/** One incremental ShellProcess.readOutput read. */
+export interface ShellProcessRead {
+  /** Output produced since the previous read (stderr in a marked section). */
+  delta: string
+  /** True when truncation dropped unread bytes the delta cannot include. */
+  lossy: boolean
+  /** Full stdout spill file, when stdout truncation occurred and a safe path is available. */
+  stdoutSpillPath?: string
+  /** Full stderr spill file, when stderr truncation occurred and a safe path is available. */
+  stderrSpillPath?: string
+}
+
+/** A background process handle returned by ShellExecutor.start; buffered output stays readable after exit. */
+export interface ShellProcess {
+  /** Process lifecycle state (settled exactly once). */
+  status: ShellProcessStatus
+  /** Exit code once finished (null = killed by signal / still running). */
+  exitCode: number | null
+  /** Terminating signal name, when signal-killed. */
+  signal: NodeJS.Signals | null
+  /** Resolves when the process closes; never rejects (a spawn failure settles as `killed`). */
+  readonly done: Promise<void>
+  /** Sandbox facts, stamped once a confined process settles. */
+  sandbox?: ShellSandboxInfo
+  /** Output produced since the previous read (consuming); lossy reads point at spill files. */
+  readOutput(): ShellProcessRead
+  /** Kill the process group; false when it had already finished. Idempotent. */
+  kill(): boolean
+}
+
+/** The shell executor seam: resolve a request, run it in the foreground or start it in the background. */
+export interface ShellExecutor {
+  /** Apply implementation-owned defaults and caps to a request. */
+  resolve(request: ShellExecRequest): ShellExecSpec
+  /** Run in the foreground; rejects only on infrastructure failure. */
+  run(spec: ShellExecSpec): Promise<ShellRunResult>
+  /** Start in the background and return the handle immediately. */
+  start(spec: ShellExecSpec): ShellProcess
+  /** The configured mode fallback, defined iff the executor confines. */
+  readonly sandboxMode?: SandboxMode | undefined
+}
+
+/** The tool execution a DSH_* snapshot is collected for. */
+export interface ToolExecution {
+  /** The calling session's id; `DSH_SESSION_ID` is set iff present. */
+  sessionId?: string | undefined
+  /** The tool call's id. */
+  callId?: string | undefined
+  /** The agent the call belongs to, when there is one. */
+  agent?: string | undefined
+}
+
+/** One declared variable of a contributor. */
+export interface BashEnvVariable {
+  /** `DSH_` followed by `[A-Z][A-Z0-9_]*`. */
+  key: DshEnvironmentKey
+  /** What the variable holds (required, non-blank). */
+  description: string
+}
+
+/** A plugin's contribution to the DSH_* namespace: declared keys and a per-execution resolver. */
+export interface BashEnvContributor {
+  /** Unique contributor name. */
+  name: string
+  /** Every key this contributor may return. */
+  variables: readonly BashEnvVariable[]
+  /** The current values for one execution: declared keys only, strings only; an absent key is unset. */
+  resolve(execution: ToolExecution): Partial<Record<DshEnvironmentKey, string>> | undefined
+}
+
+/** A declared variable as listed by ShellEnvRegistry.list. */
+export interface BashEnvVariableInfo {
+  key: DshEnvironmentKey
+  description: string
+  /** The contributor that declared it. */
+  contributor: string
+}

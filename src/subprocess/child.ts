@@ -1,0 +1,101 @@
+/**
+ * The spawn primitive as TypeScript sees it: one native child (its own session), its pipes as
+ * Node sockets, and its exit observed through a pidfd on the event loop. No defaults, no
+ * collection, no tree policy: the runtime above owns those.
+ */
+import { Socket } from 'node:net'
+import { constants as osConstants } from 'node:os'
+import { SpawnError } from '../policy/errors.js'
+import { loadNative, StdioKind, type NativeConfinementPlan } from './native.js'
+
+/** Exit facts of the leader process in Node's `close`-event vocabulary. */
+export interface ChildExit {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** What to start: argv[0] is searched in the child's PATH when it has no slash. */
+export interface ChildOptions {
+  argv: readonly string[]
+  /** Complete child environment as `K=V` strings (the caller merged and scrubbed it). */
+  env: readonly string[]
+  cwd?: string | undefined
+  stdio: readonly [StdioKind, StdioKind, StdioKind]
+  /** Adds fd 3 in the child: the write end of a pipe whose read end is `Child.extra`. */
+  extraPipe?: boolean
+  confinement?: NativeConfinementPlan | undefined
+}
+
+/** A started child; the host ends of its pipes are sockets the caller owns. */
+export interface Child {
+  readonly pid: number
+  readonly stdin: Socket | undefined
+  readonly stdout: Socket | undefined
+  readonly stderr: Socket | undefined
+  readonly extra: Socket | undefined
+  /** Settles once the leader has exited and been reaped; never rejects. */
+  readonly exit: Promise<ChildExit>
+  /** True until the leader is reaped (after that its pid may name another process). */
+  readonly running: boolean
+  /** Signals the leader through its pidfd (never a reused pid); false once it is gone. */
+  kill(signal: NodeJS.Signals | number): boolean
+}
+
+const SIGNAL_NAMES: ReadonlyMap<number, NodeJS.Signals> = new Map(
+  Object.entries(osConstants.signals).map(([name, n]) => [n, name as NodeJS.Signals]),
+)
+
+/** The name of signal `n` (`15` → `'SIGTERM'`). */
+export function signalName(n: number): NodeJS.Signals {
+  return SIGNAL_NAMES.get(n) ?? (`SIG${n}` as NodeJS.Signals)
+}
+
+/** The number of a signal given by name or number. */
+export function signalNumber(signal: NodeJS.Signals | number): number {
+  if (typeof signal === 'number') return signal
+  const n = osConstants.signals[signal]
+  if (n === undefined) throw new TypeError(`unknown signal ${signal}`)
+  return n
+}
+
+function socketFor(fd: number | null | undefined, readable: boolean): Socket | undefined {
+  if (fd === null || fd === undefined) return undefined
+  return new Socket({ fd, readable, writable: !readable })
+}
+
+/** Starts a child, or throws SpawnError with the stage and errno that failed before exec. */
+export function startChild(options: ChildOptions): Child {
+  const native = loadNative()
+  const kinds: StdioKind[] = [...options.stdio]
+  if (options.extraPipe) kinds.push(StdioKind.Pipe)
+  const program = options.argv[0] ?? ''
+  const result = native.spawn(program, options.argv, options.env, options.cwd ?? null, kinds, options.confinement ?? null)
+  if (!('pid' in result)) {
+    const path = result.stage === 'chdir' ? options.cwd : result.stage === 'exec' ? program : undefined
+    throw new SpawnError({ stage: result.stage, errno: result.errno, path })
+  }
+  const { pid, pidfd, fds } = result
+  let running = true
+  const exit = new Promise<ChildExit>((resolve) => {
+    native.watch(pidfd, (exitCode, signal) => {
+      running = false
+      resolve({ exitCode, signal: signal === null ? null : signalName(signal) })
+    })
+  })
+  return {
+    pid,
+    stdin: socketFor(fds[0], false),
+    stdout: socketFor(fds[1], true),
+    stderr: socketFor(fds[2], true),
+    extra: socketFor(fds[3], true),
+    exit,
+    get running() {
+      return running
+    },
+    kill(signal) {
+      // The watch owns (and closes) the pidfd only after the exit callback, so it is valid here.
+      if (!running) return false
+      return native.pidfdSignal(pidfd, signalNumber(signal)) === 0
+    },
+  }
+}
