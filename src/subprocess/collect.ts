@@ -25,61 +25,9 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
-/** One captured stream: the (possibly truncated) text plus recovery info. */
-export interface CollectedOutput {
-  /** Collected text — the TAIL of the stream when truncated. */
-  text: string
-  /** True when bytes were dropped from `text`. */
-  truncated: boolean
-  /** Path to a file holding the COMPLETE stream, when truncated and available. */
-  spillPath?: string
-}
+import type { CollectedOutput, SubprocessCollect, SubprocessOutputRead, SubprocessOutputReader } from './types.js'
 
-/**
- * Bounded in-memory collection for one output stream, with an optional
- * full-stream spill file. Omitting `spill` keeps only the in-memory tail —
- * the diagnostic-tail shape (a language server's stderr); including it makes
- * the complete stream recoverable up to its cap (the bash tool shape).
- */
-export interface SubprocessCollect {
-  /** In-memory cap in bytes; overflow keeps the TAIL. */
-  maxBytes: number
-  /** Full-stream spill file; absent disables spilling entirely. */
-  spill?: {
-    /** Whole-stream byte cap; a larger stream discards its now-incomplete spill. */
-    maxBytes: number
-  }
-}
-
-/**
- * Cursor-free incremental access to one collected output stream. Offsets are
- * whole-stream byte coordinates owned by the caller, so independent readers
- * cannot consume one another's output; `readFrom(0)` after settlement is the
- * batch result (`lossy` then means the in-memory tail lost its head — the
- * {@link CollectedOutput.truncated} fact).
- */
-export interface SubprocessOutputReader {
-  /**
-   * Read everything captured since `fromByte`. When that offset has slid out
-   * of the in-memory tail window the read is `lossy` — it returns the whole
-   * retained tail and the gap is only recoverable from the spill file.
-   * @param fromByte - whole-stream offset to resume from (a prior read's `nextOffset`; 0 for the first read).
-   * @returns the delta text, the next offset, the `lossy` flag, and the spill path when one exists.
-   */
-  readFrom(fromByte: number): SubprocessOutputRead
-}
-
-/** One incremental {@link SubprocessOutputReader.readFrom} read. */
-export interface SubprocessOutputRead {
-  /** Stream text from the requested offset (the whole retained tail when lossy). */
-  text: string
-  /** Whole-stream offset to resume from on the next read. */
-  nextOffset: number
-  /** True when the requested offset slid out of the in-memory tail window. */
-  lossy: boolean
-  /** Path to the full-stream spill file, when one was created and remains intact. */
-  spillPath?: string
-}
+export type { CollectedOutput, SubprocessCollect, SubprocessOutputRead, SubprocessOutputReader }
 
 /** Which stream a collector holds; it names the spill file. */
 export type CollectedStream = 'stdout' | 'stderr'

@@ -1,0 +1,148 @@
+/**
+ * The subprocess seam's vocabulary (seed 003), kept name for name, plus cordon's extensions
+ * (`confinement`, `supervise`). This seam applies no defaults: every disposition is explicit.
+ */
+import type { Readable, Writable } from 'node:stream'
+import type { NativeConfinementPlan } from './native.js'
+
+/** One environment key inside the managed `DSH_` namespace. */
+export type DshEnvironmentKey = `DSH_${string}`
+
+/** Trusted harness variables for one child-process execution. */
+export type DshEnvironment = Readonly<Record<DshEnvironmentKey, string>>
+
+/** One captured stream: the (possibly truncated) text plus recovery info. */
+export interface CollectedOutput {
+  /** Collected text — the TAIL of the stream when truncated. */
+  text: string
+  /** True when bytes were dropped from `text`. */
+  truncated: boolean
+  /** Path to a file holding the COMPLETE stream, when truncated and available. */
+  spillPath?: string
+}
+
+/**
+ * Bounded in-memory collection for one output stream, with an optional
+ * full-stream spill file. Omitting `spill` keeps only the in-memory tail —
+ * the diagnostic-tail shape (a language server's stderr); including it makes
+ * the complete stream recoverable up to its cap (the bash tool shape).
+ */
+export interface SubprocessCollect {
+  /** In-memory cap in bytes; overflow keeps the TAIL. */
+  maxBytes: number
+  /** Full-stream spill file; absent disables spilling entirely. */
+  spill?: {
+    /** Whole-stream byte cap; a larger stream discards its now-incomplete spill. */
+    maxBytes: number
+  }
+}
+
+/**
+ * Cursor-free incremental access to one collected output stream. Offsets are
+ * whole-stream byte coordinates owned by the caller, so independent readers
+ * cannot consume one another's output; `readFrom(0)` after settlement is the
+ * batch result (`lossy` then means the in-memory tail lost its head — the
+ * {@link CollectedOutput.truncated} fact).
+ */
+export interface SubprocessOutputReader {
+  /**
+   * Read everything captured since `fromByte`. When that offset has slid out
+   * of the in-memory tail window the read is `lossy` — it returns the whole
+   * retained tail and the gap is only recoverable from the spill file.
+   * @param fromByte - whole-stream offset to resume from (a prior read's `nextOffset`; 0 for the first read).
+   * @returns the delta text, the next offset, the `lossy` flag, and the spill path when one exists.
+   */
+  readFrom(fromByte: number): SubprocessOutputRead
+}
+
+/** One incremental {@link SubprocessOutputReader.readFrom} read. */
+export interface SubprocessOutputRead {
+  /** Stream text from the requested offset (the whole retained tail when lossy). */
+  text: string
+  /** Whole-stream offset to resume from on the next read. */
+  nextOffset: number
+  /** True when the requested offset slid out of the in-memory tail window. */
+  lossy: boolean
+  /** Path to the full-stream spill file, when one was created and remains intact. */
+  spillPath?: string
+}
+
+/**
+ * stdin disposition. `'ignore'` leaves fd 0 on `/dev/null`; `'pipe'` exposes
+ * {@link SubprocessHandle.stdin}; `{ data }` writes the bytes and closes (EPIPE ignored).
+ */
+export type SubprocessStdinMode = 'ignore' | 'pipe' | { readonly data: string }
+
+/** stdout/stderr disposition: a raw pipe, the host's own fd, or bounded collection. */
+export type SubprocessOutputMode = 'pipe' | 'inherit' | SubprocessCollect
+
+/** Per-stream stdio dispositions, all explicit. */
+export interface SubprocessStdio {
+  stdin: SubprocessStdinMode
+  stdout: SubprocessOutputMode
+  stderr: SubprocessOutputMode
+}
+
+/**
+ * What the sandbox floor hands the runtime: a finished plan the native child applies to itself
+ * before exec. Serialisable except for the fd it names (owned by the sandbox that built it).
+ */
+export interface SubprocessConfinement {
+  /** The backend that built the plan (for facts and errors). */
+  backend: 'landlock'
+  /** The sandbox mode the plan enforces. */
+  mode: 'read-only' | 'workspace-write'
+  /** The native steps: capabilities, no_new_privs, Landlock ruleset fd, seccomp program. */
+  plan: NativeConfinementPlan
+}
+
+/** A fully-specified spawn request. argv is never shell-interpreted. */
+export interface SubprocessSpawnSpec {
+  /** Executable and arguments; `argv[0]` is the program. */
+  argv: readonly string[]
+  /** Working directory for the child. */
+  cwd: string
+  /** Per-stream stdio dispositions. */
+  stdio: SubprocessStdio
+  /** Positive finite grace (ms) for terminate escalation and for draining pipes after exit. */
+  graceMs: number
+  /** Abort signal: starts the terminate escalation on the process tree when it fires. */
+  signal?: AbortSignal | undefined
+  /** Explicit entries merged onto the scrubbed parent env; `undefined` deletes. */
+  env?: NodeJS.ProcessEnv | undefined
+  /** cordon: confinement the child applies to itself before exec (from `LocalSandbox.confine`). */
+  confinement?: SubprocessConfinement | undefined
+  /** cordon: run under `cordon-exec --supervise`, a subreaper that owns every descendant. */
+  supervise?: boolean | undefined
+}
+
+/** Offset-based readers for the streams spawned in collect mode. */
+export interface SubprocessCollectedOutputs {
+  readonly stdout?: SubprocessOutputReader
+  readonly stderr?: SubprocessOutputReader
+}
+
+/** Exit facts of one closed process, in Node's `close`-event vocabulary. */
+export interface SubprocessOutcome {
+  /** Exit code; null when the process died from a signal. */
+  exitCode: number | null
+  /** Terminating signal (e.g. 'SIGTERM'); null on normal exit. */
+  signal: NodeJS.Signals | null
+}
+
+/** A live child process rooted in its own process tree. */
+export interface SubprocessHandle {
+  /** Process id (tree root); -1 when the spawn itself failed. */
+  readonly pid: number
+  readonly stdin: Writable | undefined
+  readonly stdout: Readable | undefined
+  readonly stderr: Readable | undefined
+  /** Offset-based readers for collect-mode streams (also readable after exit). */
+  readonly collected: SubprocessCollectedOutputs
+  /** Resolves at process close with exit facts; rejects only for spawn-level failures. */
+  readonly done: Promise<SubprocessOutcome>
+  /** SIGTERM → graceMs → SIGKILL over the tree; idempotent; a no-op once the tree is gone. */
+  terminate(): void
+  /** Resolves true once the whole tree has exited, false when `signal` aborted first. */
+  waitForExit(signal?: AbortSignal): Promise<boolean>
+}
