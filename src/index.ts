@@ -1,0 +1,36 @@
+/** cordon's public API: re-exports only. */
+export { SubprocessRuntime, LocalSubprocessRuntime, type LocalSubprocessRuntimeOptions } from './subprocess/runtime.js'
+export type {
+  CollectedOutput,
+  DshEnvironment,
+  DshEnvironmentKey,
+  SubprocessCollect,
+  SubprocessCollectedOutputs,
+  SubprocessConfinement,
+  SubprocessHandle,
+  SubprocessOutcome,
+  SubprocessOutputMode,
+  SubprocessOutputRead,
+  SubprocessOutputReader,
+  SubprocessSpawnSpec,
+  SubprocessStdinMode,
+  SubprocessStdio,
+} from './subprocess/types.js'
+export { scrubbedParentEnv } from './subprocess/env.js'
+export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
+export {
+  SandboxUnavailableError,
+  SpawnError,
+  InvalidRequestError,
+  isSandboxUnavailableError,
+  isSpawnError,
+  isInvalidRequestError,
+  SANDBOX_UNAVAILABLE,
+} from './policy/errors.js'
+export * from './policy/vocabulary.js'
+export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
+export { isStrictlyWider, ESCALATION_TARGETS } from './policy/widen.js'
+export { grantsFor, type SandboxGrants } from './policy/grants.js'
+export { renderResult, parseExitStatus } from './shell/exit-status.js'
+export { ShellEnvRegistry } from './shell/env-registry.js'
+export type * from './shell/types.js'

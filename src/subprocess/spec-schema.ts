@@ -1,0 +1,49 @@
+/**
+ * The boundary check of a spawn request: one zod schema, one typed error listing every problem.
+ * Nothing is spawned for a request that fails here.
+ */
+import { z } from 'zod'
+import { InvalidRequestError } from '../policy/errors.js'
+import type { SubprocessSpawnSpec } from './types.js'
+
+/** Node's (and the kernel timer's) largest delay: 2^31 - 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647
+
+const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+const collect = z.object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap }).strict().optional() }).strict()
+const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
+
+const SpawnSpecSchema = z
+  .object({
+    argv: z.array(noNul('argv entry')).min(1, 'argv must name a program').refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
+    cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
+    stdio: z
+      .object({
+        stdin: z.union([z.literal('ignore'), z.literal('pipe'), z.object({ data: z.string() }).strict()]),
+        stdout: output,
+        stderr: output,
+      })
+      .strict(),
+    graceMs: z
+      .number()
+      .refine((n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS, `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`),
+    signal: z.instanceof(AbortSignal).optional(),
+    env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+    confinement: z
+      .object({
+        backend: z.literal('landlock'),
+        mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
+        plan: z.object({}).passthrough(),
+      })
+      .optional(),
+    supervise: z.boolean().optional(),
+  })
+  .strict()
+
+/** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
+export function validateSpawnSpec(spec: SubprocessSpawnSpec): SubprocessSpawnSpec {
+  const parsed = SpawnSpecSchema.safeParse(spec)
+  if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid spawn spec')
+  return spec
+}
