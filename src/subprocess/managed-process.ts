@@ -132,7 +132,11 @@ export class ManagedProcess implements SubprocessHandle {
       const socket = child[stream]
       const collector = collectors[stream]
       if (socket && collector) {
-        socket.on('data', (chunk: Buffer) => collector.push(chunk))
+        const onOutput = spec.onOutput
+        socket.on('data', onOutput ? (chunk: Buffer) => {
+          collector.push(chunk)
+          onOutput(chunk, stream)
+        } : (chunk: Buffer) => collector.push(chunk))
         socket.on('error', () => {})
         drained.push(socket)
       }

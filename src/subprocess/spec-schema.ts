@@ -38,6 +38,7 @@ const SpawnSpecSchema = z
       })
       .optional(),
     supervise: z.boolean().optional(),
+    onOutput: z.function().optional(),
   })
   .strict()
 

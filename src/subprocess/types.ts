@@ -114,6 +114,8 @@ export interface SubprocessSpawnSpec {
   confinement?: SubprocessConfinement | undefined
   /** cordon: run under `cordon-exec --supervise`, a subreaper that owns every descendant. */
   supervise?: boolean | undefined
+  /** cordon: called with each chunk of a collected stream as it arrives (streaming callers). */
+  onOutput?: ((chunk: Buffer, stream: 'stdout' | 'stderr') => void) | undefined
 }
 
 /** Offset-based readers for the streams spawned in collect mode. */

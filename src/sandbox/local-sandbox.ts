@@ -1,0 +1,158 @@
+/**
+ * LocalSandbox: the sandbox floor's face. It probes once (cached), then turns a spawn spec and a
+ * policy into the same spec carrying a confinement plan the native child applies to itself
+ * before exec — or throws SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a
+ * confined mode, and `danger-full-access` never asks a backend.
+ *
+ * Under `workspace-write` each session gets a private temp dir (0700, under os.tmpdir()), granted
+ * writable and exported as TMPDIR; the host /tmp itself is never writable. `dispose()` removes
+ * those dirs and closes every cached ruleset fd.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
+import { grantsFor } from '../policy/grants.js'
+import {
+  isConfinedMode,
+  type SandboxEnforcement,
+  type SandboxExecutionPolicy,
+  type SandboxPolicy,
+} from '../policy/vocabulary.js'
+import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
+import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import { planRuleset, RulesetBuildError, RulesetCache } from './landlock.js'
+import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
+import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
+import { selectBackend } from './select.js'
+
+/** Options for LocalSandbox.create. */
+export interface LocalSandboxOptions {
+  /** The backend chain, in preference order; default every backend of this platform. */
+  backends?: readonly SandboxBackendName[]
+  /** Use these verdicts instead of probing (tests, or a harness that probed elsewhere). */
+  capabilities?: SandboxCapabilities
+  /** Most Landlock rulesets kept open; default 16. */
+  rulesetCacheSize?: number
+}
+
+/** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
+export interface ConfinedSpawn {
+  spec: SubprocessSpawnSpec
+  /** `none` only for `danger-full-access`. */
+  backend: SandboxBackendName | 'none'
+  /** Absent only for `danger-full-access`. */
+  enforcement?: SandboxEnforcement
+  /** The session's private temp dir (also `spec.env.TMPDIR`), under `workspace-write`. */
+  tempDir?: string
+}
+
+/** Confines spawn specs to sandbox policies on this host. */
+export class LocalSandbox {
+  private readonly tempDirs = new Map<string, string>()
+  private readonly rulesets: RulesetCache | undefined
+  private readonly host: { setpcap: boolean; capLast: number; uid: number } | undefined
+  private disposed = false
+
+  private constructor(
+    /** What the probe found, per backend. */
+    readonly capabilities: SandboxCapabilities,
+    private readonly native: NativeAddon | undefined,
+    options: LocalSandboxOptions,
+  ) {
+    if (native) {
+      this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
+      this.host = native.hostCapabilities()
+    }
+  }
+
+  /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
+  static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
+    const chain = options.backends ?? SANDBOX_BACKENDS
+    const capabilities = options.capabilities ?? (await probeBackends(chain))
+    let native: NativeAddon | undefined
+    if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
+      try {
+        native = loadNative()
+      } catch {
+        native = undefined
+      }
+    }
+    return new LocalSandbox(capabilities, native, options)
+  }
+
+  /** The spec confined to `policy` (the runtime runs it as is); throws SandboxUnavailableError when no backend fits. */
+  confine(spec: SubprocessSpawnSpec, policy: SandboxExecutionPolicy): ConfinedSpawn {
+    if (this.disposed) throw new Error('LocalSandbox: confine() after dispose()')
+    const { confinement: _ignored, ...bare } = spec
+    if (!isConfinedMode(policy.mode)) {
+      grantsFor(policy) // validates the policy all the same
+      return { spec: bare, backend: 'none' }
+    }
+    const confinedPolicy = policy as SandboxPolicy
+    const choice = selectBackend(this.capabilities, confinedPolicy)
+    const native = this.native
+    const arch = hostSeccompArch()
+    if (!native || !this.rulesets || !this.host || !arch) {
+      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
+    }
+    const tempDir = policy.mode === 'workspace-write' ? this.sessionTempDir(policy.sessionId) : undefined
+    const grants = grantsFor(policy, { tempDir })
+    let rulesetFd: number
+    try {
+      rulesetFd = this.rulesets.get(planRuleset(grants, choice.capability.abi ?? 0))
+    } catch (error) {
+      if (!(error instanceof RulesetBuildError)) throw error
+      throw new SandboxUnavailableError(policy.mode, {
+        reason: `the kernel refused the Landlock ruleset (${error.step}: ${errnoName(error.errno)}${error.path ? ` on ${error.path}` : ''})`,
+        detail: { stage: 'landlock', errno: error.errno },
+        cause: error,
+      })
+    }
+    const plan: NativeConfinementPlan = {
+      dropCaps: true,
+      dropBounding: this.host.setpcap,
+      capLast: this.host.capLast,
+      noNewPrivs: true,
+      rulesetFd,
+      landlockFlags: 0,
+      ...(choice.capability.seccomp
+        ? { filter: seccompFilterFor({ arch, mode: policy.mode, network: policy.network ?? 'inherit' }) }
+        : {}),
+    }
+    const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
+    return {
+      spec: { ...bare, ...(env === undefined ? {} : { env }), confinement: { backend: choice.backend, mode: policy.mode, plan } },
+      backend: choice.backend,
+      enforcement: choice.enforcement,
+      ...(tempDir === undefined ? {} : { tempDir }),
+    }
+  }
+
+  /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
+  private sessionTempDir(sessionId: string | undefined): string {
+    const key = sessionId ?? ''
+    const existing = this.tempDirs.get(key)
+    if (existing !== undefined && fs.existsSync(existing)) return existing
+    const label = sessionId === undefined ? 'anon' : sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40)
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `cordon-tmp-${label}-`)))
+    fs.chmodSync(dir, 0o700)
+    this.tempDirs.set(key, dir)
+    return dir
+  }
+
+  /** The number of Landlock ruleset fds held (for leak checks). */
+  get openRulesets(): number {
+    return this.rulesets?.openFds ?? 0
+  }
+
+  /** Removes the sessions' temp dirs and closes every cached ruleset fd; confine() refuses afterwards. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return
+    this.disposed = true
+    this.rulesets?.clear()
+    const dirs = [...this.tempDirs.values()]
+    this.tempDirs.clear()
+    await Promise.all(dirs.map((d) => fs.promises.rm(d, { recursive: true, force: true })))
+  }
+}

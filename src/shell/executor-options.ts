@@ -1,0 +1,72 @@
+/**
+ * The executor's configuration: defaults from the reference (dsh bash-local), validated once at
+ * construction so a bad value fails loudly instead of at the first command.
+ */
+import { isAbsolute } from 'node:path'
+import { z } from 'zod'
+import { InvalidRequestError } from '../policy/errors.js'
+import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
+import { MAX_TIMER_DELAY_MS } from '../subprocess/spec-schema.js'
+
+/** Options of LocalShellExecutor (every number positive and finite). */
+export interface LocalShellExecutorOptions {
+  /** Default working directory (absolute); default `process.cwd()`. */
+  cwd?: string
+  /** Default timeout of a foreground run; default 120000. */
+  timeoutMs?: number
+  /** Cap on any requested timeout; default 600000. */
+  maxTimeoutMs?: number
+  /** In-memory tail per stream; default 64000. */
+  maxOutputBytes?: number
+  /** Spill cap per stream; default 64 MiB. */
+  maxSpillBytes?: number
+  /** TERM → KILL grace, and pipe drain after exit; default 3000. */
+  graceMs?: number
+  /** Default mode of a sandboxing executor; default `read-only`. */
+  defaultMode?: SandboxMode
+  /** Workspace root of default policies; default `cwd`. */
+  workspaceRoot?: string
+}
+
+/** The filled configuration. */
+export interface ExecutorConfig {
+  cwd: string
+  timeoutMs: number
+  maxTimeoutMs: number
+  maxOutputBytes: number
+  maxSpillBytes: number
+  graceMs: number
+  defaultMode: SandboxMode
+  workspaceRoot: string
+}
+
+const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
+const absolute = z.string().refine((p) => isAbsolute(p), 'must be an absolute path')
+const ConfigSchema = z.object({
+  cwd: absolute,
+  timeoutMs: positive,
+  maxTimeoutMs: positive,
+  maxOutputBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
+  maxSpillBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
+  graceMs: positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`),
+  defaultMode: SandboxModeSchema,
+  workspaceRoot: absolute,
+})
+
+/** Fills defaults and validates; throws InvalidRequestError naming every bad option. */
+export function executorConfig(options: LocalShellExecutorOptions): ExecutorConfig {
+  const cwd = options.cwd ?? process.cwd()
+  const config = {
+    cwd,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    maxTimeoutMs: options.maxTimeoutMs ?? 600_000,
+    maxOutputBytes: options.maxOutputBytes ?? 64_000,
+    maxSpillBytes: options.maxSpillBytes ?? 64 * 1024 * 1024,
+    graceMs: options.graceMs ?? 3000,
+    defaultMode: options.defaultMode ?? 'read-only',
+    workspaceRoot: options.workspaceRoot ?? cwd,
+  }
+  const parsed = ConfigSchema.safeParse(config)
+  if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid LocalShellExecutor options')
+  return config
+}

@@ -1,0 +1,258 @@
+/**
+ * The shell executor (seed 000): a model's bash call in, facts out. `resolve` fills and caps a
+ * request, `run` executes it in the foreground under one fused deadline, `start` in the
+ * background under a supervisor. Confinement comes from the sandbox floor; this floor only
+ * decides the spec, classifies the facts and never runs a confined mode unconfined.
+ */
+import { isAbsolute, resolve as resolvePath } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import { isSpawnError } from '../policy/errors.js'
+import { grantsFor } from '../policy/grants.js'
+import { resolvePolicy } from '../policy/resolve.js'
+import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+import { classifyDenial } from '../sandbox/facts.js'
+import { runnerFailureToError } from '../sandbox/runner-failure.js'
+import { LocalSubprocessRuntime, type SubprocessRuntime } from '../subprocess/runtime.js'
+import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
+import { BackgroundShellProcess } from './background-process.js'
+import type { ShellEnvRegistry } from './env-registry.js'
+import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
+import type { CollectedOutput, ShellExecRequest, ShellExecSpec, ShellExecutor as ShellExecutorSeam, ShellProcess, ShellRunResult, ShellSandboxInfo } from './types.js'
+
+/** What the executor needs of a sandbox: `LocalSandbox` satisfies it. */
+export interface ShellSandbox {
+  confine(spec: SubprocessSpawnSpec, policy: SandboxExecutionPolicy): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; tempDir?: string }
+}
+
+/** Everything `new LocalShellExecutor(...)` accepts. */
+export interface LocalShellExecutorInit extends LocalShellExecutorOptions {
+  /** Confines every run; absent: an unsandboxed executor (results carry no `sandbox`). */
+  sandbox?: ShellSandbox
+  /** The subprocess runtime; default: one owned (and disposed) by this executor. */
+  subprocess?: SubprocessRuntime
+  /** Source of the managed `DSH_*` snapshot when a spec carries none. */
+  env?: ShellEnvRegistry
+}
+
+/** The executor seam as an abstract class (a remote executor implements the same four members). */
+export abstract class ShellExecutor implements ShellExecutorSeam {
+  /** Applies defaults and caps to a request. */
+  abstract resolve(request: ShellExecRequest): ShellExecSpec
+  /** Runs in the foreground; rejects only for infrastructure failures and SANDBOX_UNAVAILABLE. */
+  abstract run(spec: ShellExecSpec): Promise<ShellRunResult>
+  /** Starts in the background; the handle comes back at once. */
+  abstract start(spec: ShellExecSpec): ShellProcess
+  /** The default mode; `undefined` when unsandboxed. */
+  abstract readonly sandboxMode: SandboxMode | undefined
+}
+
+/** The fixed part of every command's environment: no colours, no pagers, a dumb terminal. */
+export const SHELL_ENV: Readonly<Record<string, string>> = Object.freeze({ NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' })
+
+const TIMEOUT = Symbol('cordon.timeout')
+
+/** A confined (or deliberately unconfined) spawn ready for the runtime, with its facts so far. */
+export interface PreparedSpawn {
+  spec: SubprocessSpawnSpec
+  mode: SandboxMode | undefined
+  backend: string | undefined
+  enforcement: SandboxEnforcement | undefined
+  /** Paths the command may write, for denial classification. */
+  writable: string[]
+}
+
+/** Runs bash commands on this host, confined by a LocalSandbox when one is given. */
+export class LocalShellExecutor extends ShellExecutor {
+  readonly config: ExecutorConfig
+  private readonly sandbox: ShellSandbox | undefined
+  private readonly runtime: SubprocessRuntime
+  private readonly ownsRuntime: boolean
+  private readonly registry: ShellEnvRegistry | undefined
+  private readonly leftovers = new Set<Promise<unknown>>()
+
+  constructor(init: LocalShellExecutorInit = {}) {
+    super()
+    this.config = executorConfig(init)
+    this.sandbox = init.sandbox
+    this.ownsRuntime = init.subprocess === undefined
+    this.runtime = init.subprocess ?? new LocalSubprocessRuntime()
+    this.registry = init.env
+  }
+
+  /** The configured default mode; `undefined` for an unsandboxed executor. */
+  get sandboxMode(): SandboxMode | undefined {
+    return this.sandbox ? this.config.defaultMode : undefined
+  }
+
+  /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy. */
+  resolve(request: ShellExecRequest): ShellExecSpec {
+    const c = this.config
+    if (request.timeoutMs !== undefined && !(Number.isFinite(request.timeoutMs) && request.timeoutMs > 0)) {
+      throw new RangeError('cordon: request.timeoutMs must be a positive finite number')
+    }
+    if (request.stdoutMaxBytes !== undefined && !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)) {
+      throw new RangeError('cordon: request.stdoutMaxBytes must be a positive whole number of bytes')
+    }
+    const workdir = request.workdir === undefined ? c.cwd : isAbsolute(request.workdir) ? request.workdir : resolvePath(c.cwd, request.workdir)
+    const sandboxPolicy =
+      request.sandboxPolicy ??
+      (this.sandbox ? resolvePolicy({ cwd: workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode }) : undefined)
+    return {
+      command: request.command,
+      workdir,
+      timeoutMs: Math.min(request.timeoutMs ?? c.timeoutMs, c.maxTimeoutMs),
+      stdoutMaxBytes: request.stdoutMaxBytes ?? c.maxOutputBytes,
+      signal: request.signal,
+      stdin: request.stdin,
+      env: request.env,
+      dshEnv: request.dshEnv,
+      sandboxPolicy,
+    }
+  }
+
+  /** Builds the runtime spec for `spec` and confines it; throws SANDBOX_UNAVAILABLE, never falls back. */
+  prepare(
+    spec: ShellExecSpec,
+    options: { signal?: AbortSignal; supervise: boolean; stdoutMaxBytes: number; onOutput?: SubprocessSpawnSpec['onOutput'] },
+  ): PreparedSpawn {
+    const c = this.config
+    const spill = { maxBytes: c.maxSpillBytes }
+    const dshEnv = spec.dshEnv ?? this.registry?.collect({ sessionId: spec.sandboxPolicy?.sessionId })
+    const base: SubprocessSpawnSpec = {
+      argv: ['bash', '-c', spec.command],
+      cwd: spec.workdir,
+      stdio: {
+        stdin: spec.stdin === undefined ? 'ignore' : { data: spec.stdin },
+        stdout: { maxBytes: options.stdoutMaxBytes, spill },
+        stderr: { maxBytes: c.maxOutputBytes, spill },
+      },
+      graceMs: c.graceMs,
+      signal: options.signal,
+      env: { ...SHELL_ENV, ...spec.env, ...dshEnv },
+      supervise: options.supervise,
+      onOutput: options.onOutput,
+    }
+    if (!this.sandbox) return { spec: base, mode: undefined, backend: undefined, enforcement: undefined, writable: [] }
+    const policy = spec.sandboxPolicy ?? resolvePolicy({ cwd: spec.workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
+    if (policy.mode === 'danger-full-access') {
+      return { spec: base, mode: policy.mode, backend: undefined, enforcement: undefined, writable: [] }
+    }
+    const confined = this.sandbox.confine(base, policy)
+    const grants = grantsFor(policy, confined.tempDir === undefined ? {} : { tempDir: confined.tempDir })
+    const writable = [
+      ...grants.writable.map((g) => g.path),
+      ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path),
+    ]
+    return { spec: confined.spec, mode: policy.mode, backend: confined.backend, enforcement: confined.enforcement, writable }
+  }
+
+  /** Sandbox facts of a finished run (undefined when unsandboxed). */
+  factsOf(prepared: PreparedSpawn, exitCode: number | null, stderr: string, cwd: string, runnerFailed = false): ShellSandboxInfo | undefined {
+    if (prepared.mode === undefined) return undefined
+    if (prepared.backend === undefined) return { mode: prepared.mode, denied: false }
+    const { denied, deniedPaths } = classifyDenial({ backend: prepared.backend, exitCode, runnerFailed, stderr, cwd, writable: prepared.writable })
+    const info: ShellSandboxInfo = { mode: prepared.mode, denied, backend: prepared.backend }
+    if (prepared.enforcement) info.enforcement = prepared.enforcement
+    if (runnerFailed) info.runnerFailed = true
+    if (deniedPaths.length > 0) info.deniedPaths = deniedPaths
+    return info
+  }
+
+  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). */
+  async run(spec: ShellExecSpec, options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {}): Promise<ShellRunResult> {
+    if (spec.signal?.aborted) {
+      const reason: unknown = spec.signal.reason
+      throw new Error(`aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`, { cause: reason })
+    }
+    // One controller, two causes: whichever aborts it first is the cause reported.
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(TIMEOUT), spec.timeoutMs)
+    const onCallerAbort = () => deadline.abort(spec.signal?.reason)
+    spec.signal?.addEventListener('abort', onCallerAbort, { once: true })
+    try {
+      const decoder = options.onOutput ? streamDecoder(options.onOutput) : undefined
+      const prepared = this.prepare(spec, { signal: deadline.signal, supervise: false, stdoutMaxBytes: spec.stdoutMaxBytes, onOutput: decoder?.push })
+      const handle = this.runtime.spawn(prepared.spec)
+      let outcome
+      try {
+        outcome = await handle.done
+      } catch (error) {
+        throw prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
+      } finally {
+        decoder?.flush()
+      }
+      clearTimeout(timer)
+      this.reapLeftovers(handle)
+      const stdout = collectedOf(handle, 'stdout')
+      const stderr = collectedOf(handle, 'stderr')
+      const cause = deadline.signal.aborted ? (deadline.signal.reason as unknown) : undefined
+      const result: ShellRunResult = {
+        exitCode: outcome.exitCode,
+        signal: outcome.signal,
+        timedOut: deadline.signal.aborted && cause === TIMEOUT,
+        aborted: deadline.signal.aborted && cause !== TIMEOUT,
+        timeoutMs: spec.timeoutMs,
+        stdout,
+        stderr,
+      }
+      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec.workdir)
+      if (sandbox) result.sandbox = sandbox
+      return result
+    } finally {
+      clearTimeout(timer)
+      spec.signal?.removeEventListener('abort', onCallerAbort)
+    }
+  }
+
+  /** A foreground run owns its tree: what it left running is terminated graceMs after the leader. */
+  private reapLeftovers(handle: SubprocessHandle): void {
+    const graceOver = AbortSignal.timeout(this.config.graceMs)
+    const reaping = handle.waitForExit(graceOver).then(async (gone) => {
+      if (gone) return
+      handle.terminate()
+      await handle.waitForExit()
+    })
+    this.leftovers.add(reaping)
+    void reaping.finally(() => this.leftovers.delete(reaping))
+  }
+
+  /** Starts `bash -c` in the background, supervised; no timeout applies. */
+  start(spec: ShellExecSpec): ShellProcess {
+    return new BackgroundShellProcess(this, this.runtime, spec)
+  }
+
+  /** Ends what this executor owns: leftovers of foreground runs, and its own runtime. */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.leftovers])
+    if (this.ownsRuntime) await this.runtime.dispose()
+  }
+}
+
+/** One stream's batch result from a finished handle. */
+export function collectedOf(handle: SubprocessHandle, stream: 'stdout' | 'stderr'): CollectedOutput {
+  const read = handle.collected[stream]?.readFrom(0)
+  if (!read) return { text: '', truncated: false }
+  const out: CollectedOutput = { text: read.text, truncated: read.lossy }
+  if (read.lossy && read.spillPath !== undefined) out.spillPath = read.spillPath
+  return out
+}
+
+/** Decodes chunks per stream (no split UTF-8 characters) and hands them on in arrival order. */
+function streamDecoder(onOutput: (chunk: string, stream: 'stdout' | 'stderr') => void): {
+  push: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
+  flush: () => void
+} {
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') }
+  return {
+    push(chunk, stream) {
+      const text = decoders[stream].write(chunk)
+      if (text !== '') onOutput(text, stream)
+    },
+    flush() {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const text = decoders[stream].end()
+        if (text !== '') onOutput(text, stream)
+      }
+    },
+  }
+}

@@ -1,0 +1,298 @@
+// LocalShellExecutor against real processes and the real sandbox: the reference's bash-local
+// and bash-sandbox scenarios (defaults, caps, deadlines, background jobs, sandbox facts).
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
+import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { LocalShellExecutor } from '../../src/shell/executor.js'
+import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
+import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
+import { requireBackend } from '../support/backends.js'
+import { alive, eventually, pidsIn } from '../support/processes.js'
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-exec-')))
+const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-outside-')))
+
+describe('unsandboxed executor: defaults and caps', () => {
+  const ex = new LocalShellExecutor({ cwd: root, graceMs: 500 })
+  afterAll(() => ex.dispose())
+
+  it('fills defaults from config and caps the timeout', () => {
+    const spec = ex.resolve({ command: 'true' })
+    expect(spec).toMatchObject({ workdir: root, timeoutMs: 120_000, stdoutMaxBytes: 64_000, sandboxPolicy: undefined })
+    expect(ex.resolve({ command: 'true', timeoutMs: 10_000_000 }).timeoutMs).toBe(600_000)
+    expect(ex.resolve({ command: 'true', workdir: '/usr' }).workdir).toBe('/usr')
+    expect(ex.resolve({ command: 'true', stdoutMaxBytes: 1_000_000 }).stdoutMaxBytes).toBe(1_000_000)
+    expect(ex.sandboxMode).toBeUndefined()
+    expect(new LocalShellExecutor().config.cwd).toBe(process.cwd())
+  })
+
+  it('rejects a bad timeout and bad options clearly', () => {
+    for (const timeoutMs of [0, -5, NaN, Infinity]) {
+      expect(() => ex.resolve({ command: 'true', timeoutMs })).toThrow(/timeoutMs must be a positive finite number/)
+    }
+    let error: unknown
+    try {
+      new LocalShellExecutor({ timeoutMs: -1, graceMs: 0, cwd: 'relative' })
+    } catch (e) {
+      error = e
+    }
+    expect(isInvalidRequestError(error)).toBe(true)
+    const issues = (error as { issues: string[] }).issues.join('\n')
+    expect(issues).toMatch(/timeoutMs/)
+    expect(issues).toMatch(/graceMs/)
+    expect(issues).toMatch(/cwd/)
+  })
+
+  it('runs bash -c with output, exit code and the effective timeout', async () => {
+    const r = await ex.run(ex.resolve({ command: 'echo out; echo err >&2; exit 5', timeoutMs: 30_000 }))
+    expect(r).toMatchObject({ exitCode: 5, signal: null, timedOut: false, aborted: false, timeoutMs: 30_000 })
+    expect(r.stdout).toEqual({ text: 'out\n', truncated: false })
+    expect(r.stderr).toEqual({ text: 'err\n', truncated: false })
+    expect(r.sandbox).toBeUndefined()
+  })
+
+  it('threads stdin, env and dshEnv (dshEnv last), with the fixed shell env', async () => {
+    const r = await ex.run(
+      ex.resolve({
+        command: 'cat; echo "$NO_COLOR $TERM $PAGER $GIT_PAGER $MINE $DSH_X"',
+        stdin: 'in:',
+        env: { MINE: 'mine', DSH_X: 'from-env' },
+        dshEnv: { DSH_X: 'from-dsh' },
+      }),
+    )
+    expect(r.stdout.text).toBe('in:1 dumb cat cat mine from-dsh\n')
+  })
+
+  it('collects the managed DSH_* snapshot from the registry when the spec has none', async () => {
+    const registry = new ShellEnvRegistry()
+    const withRegistry = new LocalShellExecutor({ cwd: root, env: registry })
+    const r = await withRegistry.run(withRegistry.resolve({ command: 'echo "$DSH_SHELL"' }))
+    await withRegistry.dispose()
+    expect(r.stdout.text).toBe('1\n')
+  })
+
+  it('truncates stdout at stdoutMaxBytes with a spill path', async () => {
+    const r = await ex.run(ex.resolve({ command: 'seq 1 100000', stdoutMaxBytes: 1000 }))
+    expect(r.stdout.truncated).toBe(true)
+    expect(r.stdout.text.endsWith('100000\n')).toBe(true)
+    expect(existsSync(r.stdout.spillPath!)).toBe(true)
+  })
+
+  it('times out a command that traps TERM and exits 0: timedOut, not aborted', async () => {
+    const r = await ex.run(ex.resolve({ command: "trap 'exit 0' TERM; sleep 30 & wait", timeoutMs: 200 }))
+    expect(r).toMatchObject({ timedOut: true, aborted: false, exitCode: 0 })
+  })
+
+  it('an abort is aborted, not timedOut; a self-kill is neither', async () => {
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 100)
+    const r = await ex.run(ex.resolve({ command: 'sleep 30', signal: ac.signal }))
+    expect(r).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGTERM' })
+    const self = await ex.run(ex.resolve({ command: 'kill -TERM $$' }))
+    expect(self).toMatchObject({ aborted: false, timedOut: false, signal: 'SIGTERM' })
+  })
+
+  it('an abort racing the timeout reports the single first cause', async () => {
+    for (let i = 0; i < 10; i++) {
+      const ac = new AbortController()
+      setTimeout(() => ac.abort(), 100)
+      const r = await ex.run(ex.resolve({ command: 'sleep 30', timeoutMs: 100, signal: ac.signal }))
+      expect(r.timedOut !== r.aborted).toBe(true)
+    }
+  })
+
+  it('a pre-aborted signal rejects before spawning; a bad workdir rejects', async () => {
+    const ac = new AbortController()
+    ac.abort(new Error('stop'))
+    await expect(ex.run(ex.resolve({ command: 'true', signal: ac.signal }))).rejects.toThrow(/aborted before spawn: stop/)
+    await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({ name: 'SpawnError', stage: 'chdir' })
+  })
+
+  it('a foreground run terminates what it left running graceMs after the leader exits', async () => {
+    const r = await ex.run(ex.resolve({ command: "(trap '' TERM; exec sleep 60) >/dev/null 2>&1 & echo $!" }))
+    const leftover = pidsIn(r.stdout.text)[0]!
+    expect(alive(leftover)).toBe(true)
+    expect(await eventually(() => !alive(leftover), 5000)).toBe(true)
+  })
+
+  it('streams output in arrival order', async () => {
+    const chunks: string[] = []
+    const r = await ex.run(ex.resolve({ command: 'echo a; sleep 0.05; echo b >&2; sleep 0.05; echo c' }), {
+      onOutput: (chunk, stream) => chunks.push(`${stream}:${chunk}`),
+    })
+    expect(chunks).toEqual(['stdout:a\n', 'stderr:b\n', 'stdout:c\n'])
+    expect(r.stdout.text).toBe('a\nc\n')
+  })
+
+  describe('background', () => {
+    it('settles completed; reads consume; stderr is a marked section', async () => {
+      const p = ex.start(ex.resolve({ command: 'printf out; printf err >&2; exit 3' }))
+      expect(p.status).toBe('running')
+      await p.done
+      expect(p).toMatchObject({ status: 'completed', exitCode: 3, signal: null })
+      expect(p.readOutput()).toEqual({ delta: 'out\n[stderr]\nerr', lossy: false })
+      expect(p.readOutput()).toEqual({ delta: '', lossy: false })
+      expect(p.sandbox).toBeUndefined()
+    })
+
+    it('kill() is true once then false; the status is killed; a daemon does not outlive it', async () => {
+      const p = ex.start(ex.resolve({ command: 'setsid sleep 100 & echo $!; sleep 100' }))
+      let text = ''
+      expect(await eventually(() => pidsIn((text += p.readOutput().delta)).length > 0)).toBe(true)
+      const daemon = pidsIn(text)[0]!
+      expect(alive(daemon)).toBe(true)
+      expect(p.kill()).toBe(true)
+      expect(p.kill()).toBe(false)
+      await p.done
+      expect(p.status).toBe('killed')
+      expect(await eventually(() => !alive(daemon), 5000)).toBe(true)
+    })
+
+    it('a self-signal settles as killed; a spawn failure settles as killed with the note once', async () => {
+      const self = ex.start(ex.resolve({ command: 'kill -KILL $$' }))
+      await self.done
+      expect(self).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+      const bad = ex.start(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))
+      await bad.done
+      expect(bad.status).toBe('killed')
+      expect(bad.readOutput().delta).toMatch(/^spawn failed: .*chdir/)
+      expect(bad.readOutput().delta).toBe('')
+    })
+
+    it('lossy reads point at the spill path', async () => {
+      const small = new LocalShellExecutor({ cwd: root, maxOutputBytes: 100 })
+      const p = small.start(small.resolve({ command: 'seq 1 10000' }))
+      await p.done
+      const read = p.readOutput()
+      expect(read.lossy).toBe(true)
+      expect(existsSync(read.stdoutSpillPath!)).toBe(true)
+      await small.dispose()
+    })
+
+    it('disposal of the owning runtime kills TERM-trapping jobs', async () => {
+      const own = new LocalShellExecutor({ cwd: root, graceMs: 200 })
+      const p = own.start(own.resolve({ command: "trap '' TERM; echo $$; sleep 100 & wait" }))
+      let text = ''
+      await eventually(() => pidsIn((text += p.readOutput().delta)).length > 0)
+      await own.dispose()
+      await p.done
+      expect(p.status).toBe('killed')
+      expect(alive(pidsIn(text)[0]!)).toBe(false)
+    })
+
+    it('background jobs survive disposal of an executor that does not own the runtime', async () => {
+      const runtime = new LocalSubprocessRuntime()
+      const borrowed = new LocalShellExecutor({ cwd: root, subprocess: runtime })
+      const p = borrowed.start(borrowed.resolve({ command: 'sleep 0.3; echo survived' }))
+      await borrowed.dispose()
+      await p.done
+      expect(p.readOutput().delta).toBe('survived\n')
+      await runtime.dispose()
+    })
+  })
+})
+
+describe('sandboxed executor: facts of every run', async () => {
+  const usable = await requireBackend('landlock')
+  let sandbox: LocalSandbox
+  let ex: LocalShellExecutor
+  beforeAll(async () => {
+    sandbox = await LocalSandbox.create()
+    ex = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox, graceMs: 500 })
+  })
+  afterAll(async () => {
+    await ex?.dispose()
+    await sandbox?.dispose()
+  })
+
+  it.skipIf(!usable)('defaults to read-only: a denial is a fact with its path; the file does not exist', async () => {
+    expect(ex.sandboxMode).toBe('read-only')
+    const target = join(outside, 'denied.txt')
+    const r = await ex.run(ex.resolve({ command: `echo x > ${target}` }))
+    expect(r.exitCode).not.toBe(0)
+    expect(r.sandbox).toEqual({ mode: 'read-only', denied: true, enforcement: 'full', backend: 'landlock', deniedPaths: [target] })
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it.skipIf(!usable)('exit 0 is never denied; a clean read is not denied', async () => {
+    const r = await ex.run(ex.resolve({ command: `touch ${join(outside, 'x')} 2>/dev/null; ls / >/dev/null` }))
+    expect(r.exitCode).toBe(0)
+    expect(r.sandbox?.denied).toBe(false)
+  })
+
+  it.skipIf(!usable)('an explicit workspace-write policy writes inside the root, is partial, and still denies outside', async () => {
+    const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
+    const inside = await ex.run(ex.resolve({ command: 'echo ok > inside.txt && cat inside.txt', sandboxPolicy: policy }))
+    expect(inside).toMatchObject({ exitCode: 0, stdout: { text: 'ok\n' } })
+    expect(inside.sandbox).toMatchObject({ mode: 'workspace-write', denied: false, enforcement: 'partial' })
+    const out = await ex.run(ex.resolve({ command: `touch ${join(outside, 'w')}`, sandboxPolicy: policy }))
+    expect(out.sandbox).toMatchObject({ mode: 'workspace-write', denied: true, deniedPaths: [join(outside, 'w')] })
+  })
+
+  it.skipIf(!usable)('TMPDIR is a private writable temp dir, and the host /tmp is not writable', async () => {
+    const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
+    const r = await ex.run(ex.resolve({ command: 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; echo "$TMPDIR"; echo h > /tmp/cordon-host-tmp-probe', sandboxPolicy: policy }))
+    expect(r.stdout.text.split('\n')[0]).toBe('t')
+    expect(r.stdout.text.split('\n')[1]).not.toBe('/tmp')
+    expect(existsSync('/tmp/cordon-host-tmp-probe')).toBe(false)
+    expect(r.sandbox?.denied).toBe(true)
+  })
+
+  it.skipIf(!usable)('danger-full-access bypasses the sandbox and carries no enforcement', async () => {
+    const target = join(outside, 'full.txt')
+    const r = await ex.run(ex.resolve({ command: `echo x > ${target}`, sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: root } }))
+    expect(r.exitCode).toBe(0)
+    expect(r.sandbox).toEqual({ mode: 'danger-full-access', denied: false })
+    expect(existsSync(target)).toBe(true)
+  })
+
+  it.skipIf(!usable)('a signal death is never a denial; exit 126/127 are ordinary', async () => {
+    const r = await ex.run(ex.resolve({ command: `touch ${join(outside, 's')}; kill -TERM $$` }))
+    expect(r.sandbox?.denied).toBe(false)
+    const missing = await ex.run(ex.resolve({ command: 'no-such-cordon-cmd' }))
+    expect(missing.exitCode).toBe(127)
+    expect(missing.sandbox?.denied).toBe(false)
+  })
+
+  it.skipIf(!usable)('background denials are stamped before done resolves; 50 overlapping jobs keep their own facts', async () => {
+    const modes = ['read-only', 'workspace-write', 'danger-full-access'] as const
+    const jobs = Array.from({ length: 50 }, (_, i) => {
+      const mode = modes[i % 3]!
+      const target = join(outside, `job-${i}`)
+      return { i, mode, target, p: ex.start(ex.resolve({ command: `sleep 0.0${i % 10}; echo ${i} > ${target}`, sandboxPolicy: { mode, workspaceRoot: root } })) }
+    })
+    await Promise.all(jobs.map((j) => j.p.done))
+    for (const j of jobs) {
+      if (j.mode === 'danger-full-access') {
+        expect(j.p.sandbox).toBeUndefined()
+        expect(existsSync(j.target)).toBe(true)
+      } else {
+        expect(j.p.sandbox).toMatchObject({ mode: j.mode, denied: true, deniedPaths: [j.target] })
+        expect(existsSync(j.target)).toBe(false)
+      }
+    }
+  })
+
+  it.skipIf(!usable)('BASH_ENV is evaluated inside the confinement', async () => {
+    const rc = join(root, 'rc.sh')
+    writeFileSync(rc, `echo from-rc > ${join(outside, 'rc-out')}\n`)
+    const r = await ex.run(ex.resolve({ command: 'true', env: { BASH_ENV: rc } }))
+    expect(r.stderr.text).toMatch(/Permission denied/)
+    expect(existsSync(join(outside, 'rc-out'))).toBe(false)
+  })
+
+  it('an unusable sandbox fails closed on run and start: SANDBOX_UNAVAILABLE, nothing run', async () => {
+    const none = await LocalSandbox.create({ capabilities: { platform: 'linux', chain: ['landlock'], backends: { landlock: { backend: 'landlock', usable: false, reason: 'probe found no Landlock', remedy: 'enable Landlock', limitations: [] } } } as never })
+    const closed = new LocalShellExecutor({ cwd: root, sandbox: none })
+    const target = join(outside, 'never')
+    const error = await closed.run(closed.resolve({ command: `echo x > ${target}` })).catch((e: unknown) => e)
+    expect(isSandboxUnavailableError(error)).toBe(true)
+    expect(() => closed.start(closed.resolve({ command: `echo x > ${target}` }))).toThrow(/refusing to run the command unconfined/)
+    expect(existsSync(target)).toBe(false)
+    await closed.dispose()
+    await none.dispose()
+  })
+})

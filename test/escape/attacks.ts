@@ -1,0 +1,179 @@
+/**
+ * The escape attacks, as data: a shell script each, run confined. A script prints BREACH when an
+ * operation it should have been refused succeeded; the harness also compares the file system
+ * outside the grant before and after, and counts what reached the host's listeners.
+ *
+ * Variables: ROOT (workspace root), OUT (a writable-by-DAC dir outside the grant), BASE (their
+ * parent), TAG (unique name part), HOSTPID (the harness), HELPER (an unconfined sleeping process,
+ * cwd OUT), TCPPORT/UDPPORT (host listeners on 127.0.0.1), ABSTRACT (a host abstract socket name),
+ * PY (python3).
+ */
+
+/** The confined modes an attack runs under. */
+export type AttackMode = 'read-only' | 'workspace-write'
+
+/** One attack. */
+export interface Attack {
+  name: string
+  modes: readonly AttackMode[]
+  /** Run with `network: 'deny'`. */
+  network?: 'deny'
+  script: string
+}
+
+const BOTH: readonly AttackMode[] = ['read-only', 'workspace-write']
+const RO: readonly AttackMode[] = ['read-only']
+
+const py = (code: string, ...args: string[]) => `"$PY" -c '${code}' ${args.join(' ')}`
+
+/** Every attack; at least 40, each under read-only and/or workspace-write. */
+export const ATTACKS: readonly Attack[] = [
+  { name: 'absolute path write outside', modes: BOTH, script: 'echo pwned > "$OUT/new" && echo BREACH' },
+  { name: 'overwrite an outside file', modes: BOTH, script: 'echo pwned > "$OUT/victim" && echo BREACH' },
+  { name: 'append to an outside file', modes: BOTH, script: 'echo pwned >> "$OUT/victim" && echo BREACH' },
+  { name: '.. from the root', modes: BOTH, script: 'cd "$ROOT" && echo pwned > ../outside/dotdot && echo BREACH; echo x > "$ROOT/../outside/dotdot2" && echo BREACH' },
+  { name: 'prefix sibling of the root (root2)', modes: BOTH, script: 'echo pwned > "${ROOT}2/new" && echo BREACH' },
+  { name: 'planted symlink in the root pointing out', modes: BOTH, script: 'echo pwned > "$ROOT/link/viasym" && echo BREACH; echo pwned > "$ROOT/link/victim" && echo BREACH' },
+  { name: 'symlink made by the command pointing out', modes: BOTH, script: 'ln -s "$OUT" "$ROOT/l2"; echo pwned > "$ROOT/l2/viasym2" && echo BREACH' },
+  { name: 'hardlink of an outside file into the root', modes: BOTH, script: 'ln "$OUT/victim" "$ROOT/hl" && echo BREACH; echo pwned >> "$ROOT/hl" 2>/dev/null; true' },
+  { name: 'hardlink from the root to outside', modes: BOTH, script: 'ln "$ROOT/file" "$OUT/hl" && echo BREACH' },
+  {
+    name: 'rename out of the root',
+    modes: BOTH,
+    script: `${py('import os,sys; os.rename(sys.argv[1], sys.argv[2])', '"$ROOT/moveme"', '"$OUT/moved"')} && echo BREACH; mv "$ROOT/moveme" "$OUT/moved2" && echo BREACH`,
+  },
+  { name: 'rename into the root', modes: BOTH, script: 'mv "$OUT/victim" "$ROOT/stolen" && echo BREACH' },
+  { name: 'rename within outside', modes: BOTH, script: 'mv "$OUT/victim" "$OUT/renamed" && echo BREACH' },
+  { name: 'rename the root itself (ancestor rename)', modes: BOTH, script: 'mv "$ROOT" "$BASE/root-moved" && echo BREACH' },
+  { name: 'remove an outside file', modes: BOTH, script: 'rm -f "$OUT/victim"; [ -e "$OUT/victim" ] || echo BREACH' },
+  { name: 'remove an outside directory', modes: BOTH, script: 'rm -rf "$OUT/dir"; [ -d "$OUT/dir" ] || echo BREACH' },
+  { name: 'mkdir outside', modes: BOTH, script: 'mkdir "$OUT/newdir" && echo BREACH' },
+  { name: 'symlink created outside', modes: BOTH, script: 'ln -s /etc "$OUT/sym" && echo BREACH' },
+  { name: '/proc/self/root/...', modes: BOTH, script: 'echo pwned > "/proc/self/root$OUT/procroot" && echo BREACH' },
+  { name: '/proc/self/cwd/...', modes: BOTH, script: 'cd "$OUT" && echo pwned > /proc/self/cwd/viacwd && echo BREACH' },
+  {
+    name: '/proc/<host pid>/cwd/...',
+    modes: BOTH,
+    script: 'echo pwned > "/proc/$HOSTPID/cwd/.cordon-escape-$TAG" && echo BREACH; echo pwned > "/proc/$HELPER/cwd/viahelper" && echo BREACH',
+  },
+  { name: '/proc/<host pid>/root/...', modes: BOTH, script: 'echo pwned > "/proc/$HELPER/root$OUT/viahelperroot" && echo BREACH' },
+  { name: 'write via /proc/self/fd of a read-only fd', modes: BOTH, script: 'exec 3< "$OUT/victim"; echo pwned > /proc/self/fd/3 && echo BREACH' },
+  { name: '/dev/shm', modes: BOTH, script: 'echo pwned > "/dev/shm/cordon-escape-$TAG" && echo BREACH' },
+  { name: 'the host /tmp', modes: BOTH, script: 'echo pwned > "/tmp/cordon-escape-$TAG" && echo BREACH; mkdir "/tmp/cordon-escape-$TAG.d" && echo BREACH' },
+  { name: 'the host /var/tmp', modes: BOTH, script: 'echo pwned > "/var/tmp/cordon-escape-$TAG" && echo BREACH' },
+  { name: 'a new file in /dev', modes: BOTH, script: 'echo pwned > "/dev/cordon-escape-$TAG" && echo BREACH' },
+  { name: 'truncate an outside file', modes: BOTH, script: 'truncate -s 0 "$OUT/victim" && echo BREACH; : > "$OUT/victim" && echo BREACH' },
+  { name: 'truncate a root file in read-only', modes: RO, script: 'truncate -s 1 "$ROOT/file" && echo BREACH' },
+  { name: 'write into the root in read-only', modes: RO, script: 'echo pwned > "$ROOT/new" && echo BREACH; echo pwned >> "$ROOT/file" && echo BREACH' },
+  { name: 'remove and mkdir in the root in read-only', modes: RO, script: 'rm -f "$ROOT/file"; [ -e "$ROOT/file" ] || echo BREACH; mkdir "$ROOT/d" && echo BREACH' },
+  { name: 'chmod in read-only', modes: RO, script: 'chmod 777 "$ROOT/file" && echo BREACH; chmod 700 "$OUT/victim" && echo BREACH; chmod 700 "$ROOT" && echo BREACH' },
+  {
+    name: 'chown in read-only',
+    modes: RO,
+    script: 'chown "$(id -u):$(id -g)" "$ROOT/file" && echo BREACH; if [ "$(id -u)" = 0 ]; then chown 1:1 "$OUT/victim" && echo BREACH; fi; chown -h "$(id -u)" "$ROOT/link" && echo BREACH',
+  },
+  { name: 'utime in read-only', modes: RO, script: 'touch -d 2001-01-01 "$ROOT/file" && echo BREACH; touch -m "$OUT/victim" && echo BREACH' },
+  {
+    name: 'xattr in read-only',
+    modes: RO,
+    script: `${py('import os,sys; os.setxattr(sys.argv[1], "user.cordon", b"1")', '"$ROOT/file"')} && echo BREACH; ${py('import os,sys; os.removexattr(sys.argv[1], "user.keep")', '"$ROOT/file"')} && echo BREACH`,
+  },
+  {
+    name: 'FS_IOC_SETFLAGS ioctl in read-only',
+    modes: RO,
+    script: py(
+      'import os,sys,fcntl,struct\nfd=os.open(sys.argv[1], os.O_RDONLY)\ntry:\n  fcntl.ioctl(fd, 0x40086602, struct.pack("l", 0)); print("BREACH")\nexcept OSError as e:\n  print("refused", e.errno)',
+      '"$ROOT/file"',
+    ),
+  },
+  { name: 'mkfifo outside', modes: BOTH, script: 'mkfifo "$OUT/fifo" && echo BREACH' },
+  { name: 'mkfifo in the root in read-only', modes: RO, script: 'mkfifo "$ROOT/fifo" && echo BREACH' },
+  { name: 'mknod of a block device in the root', modes: BOTH, script: 'mknod "$ROOT/blk" b 7 0 && echo BREACH' },
+  { name: 'mknod of a character device in the root', modes: BOTH, script: 'mknod "$ROOT/null2" c 1 3 && echo BREACH' },
+  { name: 'remount of /', modes: BOTH, script: 'mount -o remount,rw / && echo BREACH; mount -t tmpfs "cordon-$TAG" "$ROOT" && echo BREACH' },
+  {
+    name: 'a module load',
+    modes: BOTH,
+    script: py(
+      'import ctypes,os\nlibc=ctypes.CDLL(None, use_errno=True)\nfd=os.open("/dev/null", os.O_RDONLY)\nr=libc.syscall(313, fd, b"", 0)\ne=ctypes.get_errno()\nprint("errno", e)\nif r == 0 or e != 1: print("BREACH")',
+    ),
+  },
+  {
+    name: 'a unix socket file outside',
+    modes: BOTH,
+    script: `${py('import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); print("BREACH")', '"$OUT/sock"')}`,
+  },
+  {
+    name: 'a unix socket file in the root in read-only',
+    modes: RO,
+    script: `${py('import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); print("BREACH")', '"$ROOT/sock"')}`,
+  },
+  { name: 'signals to the host', modes: BOTH, script: 'kill -0 "$HOSTPID" && echo BREACH; kill -CONT "$HELPER" && echo BREACH; kill -KILL "$HELPER" && echo BREACH' },
+  {
+    name: 'ptrace of the host',
+    modes: BOTH,
+    script:
+      py(
+        'import ctypes,sys\nlibc=ctypes.CDLL(None, use_errno=True)\npid=int(sys.argv[1])\nif libc.ptrace(16, pid, 0, 0) == 0:\n  print("BREACH"); libc.ptrace(17, pid, 0, 0)',
+        '"$HELPER"',
+      ) + '; cat "/proc/$HELPER/environ" >/dev/null && echo BREACH; head -c1 "/proc/$HELPER/mem" >/dev/null 2>&1 && echo BREACH; true',
+  },
+  {
+    name: 'a host abstract unix socket',
+    modes: BOTH,
+    script: py('import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\\0" + sys.argv[1]); print("BREACH")', '"$ABSTRACT"'),
+  },
+  {
+    name: 'TCP connect with network deny',
+    modes: BOTH,
+    network: 'deny',
+    script: py('import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); print("BREACH")', '"$TCPPORT"'),
+  },
+  {
+    name: 'TCP bind with network deny',
+    modes: BOTH,
+    network: 'deny',
+    script: py('import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("BREACH")'),
+  },
+  {
+    name: 'UDP with network deny',
+    modes: BOTH,
+    network: 'deny',
+    script: py('import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("127.0.0.1", int(sys.argv[1]))); print("BREACH")', '"$UDPPORT"'),
+  },
+  {
+    name: 'IPv6, netlink and packet sockets with network deny',
+    modes: BOTH,
+    network: 'deny',
+    script: py(
+      'import socket\nfor fam, typ in ((socket.AF_INET6, socket.SOCK_STREAM), (socket.AF_NETLINK, socket.SOCK_RAW), (17, socket.SOCK_RAW), (40, socket.SOCK_STREAM)):\n  try:\n    socket.socket(fam, typ); print("BREACH", fam)\n  except OSError as e:\n    print("refused", fam, e.errno)',
+    ),
+  },
+  {
+    name: 'io_uring',
+    modes: BOTH,
+    script: py(
+      'import ctypes\nlibc=ctypes.CDLL(None, use_errno=True)\nparams=ctypes.create_string_buffer(120)\nfd=libc.syscall(425, 8, params)\nprint("fd", fd, "errno", ctypes.get_errno())\nif fd >= 0: print("BREACH")',
+    ),
+  },
+  {
+    name: 'a user namespace inside the sandbox',
+    modes: BOTH,
+    script:
+      'unshare -Urm sh -c \'echo pwned > "$OUT/userns" && echo BREACH; mount -t tmpfs none "$OUT" && echo BREACH; mount --bind "$ROOT" "$OUT" && echo BREACH; chmod 700 "$OUT/victim" 2>/dev/null; true\'; true',
+  },
+  {
+    name: 'inherited descriptors',
+    modes: BOTH,
+    script: 'for fd in $(ls /proc/$$/fd); do case $fd in 0|1|2) ;; *) echo "BREACH fd $fd -> $(readlink /proc/$$/fd/$fd)";; esac; done',
+  },
+  {
+    name: 'capabilities and no_new_privs',
+    modes: BOTH,
+    script:
+      "grep -Eq '^CapEff:\\s+0+$' /proc/self/status || echo BREACH eff; grep -Eq '^CapPrm:\\s+0+$' /proc/self/status || echo BREACH prm; grep -Eq '^NoNewPrivs:\\s+1$' /proc/self/status || echo BREACH nnp",
+  },
+  { name: 'chroot', modes: BOTH, script: 'chroot / /bin/true && echo BREACH' },
+  { name: 'sethostname (same name)', modes: BOTH, script: 'hostname "$(hostname)" && echo BREACH' },
+  { name: 'sysctl write (same value)', modes: BOTH, script: 'd=$(cat /proc/sys/kernel/domainname); echo "$d" > /proc/sys/kernel/domainname && echo BREACH' },
+]
