@@ -11,6 +11,7 @@
       "target_name": "cordon-exec",
       "type": "executable",
       "sources": ["native/helper.cc"],
+      "ldflags": ["-static"],
       "cflags": ["-Wall", "-Wextra", "-O2"],
       "cflags_cc": ["-Wall", "-Wextra", "-O2", "-std=c++17"]
     }

@@ -11,6 +11,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { root } from './lib.mjs'
@@ -55,12 +56,14 @@ function run(name) {
 
 const results = []
 const t0 = Date.now()
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
+console.log(`run-all: node ${process.version}, loadavg at start ${load()} (ratios are within-run; absolute numbers are not)`)
 for (const name of benches) {
   console.log(`\n=== bench/${name}.mjs ===`)
   results.push(await run(name))
 }
 
-console.log(`\n=== summary (${((Date.now() - t0) / 1000).toFixed(0)} s) ===`)
+console.log(`\n=== summary (${((Date.now() - t0) / 1000).toFixed(0)} s, loadavg at end ${load()}) ===`)
 let failed = 0
 for (const r of results) {
   if (r.code !== 0) {

@@ -5,6 +5,8 @@
  *   rt.spill      LocalSubprocessRuntime.spawn, stdout { maxBytes: 65536, spill: { maxBytes: 512 MiB } }
  *   rt.tail       same without spill (64 KiB tail only): separates the spill cost
  *   node.spawn    child_process.spawn reading the same pipe, counting bytes in 'data'
+ *   startChild    cordon's primitive, counting bytes in 'data' (diagnostic: no collector; note
+ *                 cordon's stdout is a pipe(2), libuv's child_process stdio is a socketpair)
  *
  * Time = spawn call → settled (h.done / 'close'). Goals: rt.spill ≥ 1.0× node MB/s, and host
  * RSS growth ≤ 16 MB during a cordon run (sampled every ms and on every 64th chunk for the
@@ -18,6 +20,8 @@ import { dist, fmt, gc, median, now, printTable, ratioLine, requireBuilt, sleep,
 
 requireBuilt()
 const { LocalSubprocessRuntime } = await dist('index.js')
+const { startChild } = await dist('subprocess/child.js')
+const { StdioKind } = await dist('subprocess/native.js')
 
 const BYTES = Number(process.env.TPUT_BYTES ?? 268435456)
 const ROUNDS = Number(process.env.TPUT_ROUNDS ?? 7)
@@ -88,7 +92,28 @@ const nodePeer = async () => {
   return { us: value, peak }
 }
 
-const peers = { 'rt.spill': cordonPeer(true), 'rt.tail': cordonPeer(false), 'node.spawn': nodePeer }
+const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
+const rawPeer = async () => {
+  const { value, peak } = await withRssSampler(async (bump) => {
+    const t0 = now()
+    const c = startChild({ argv, env: envArray, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+    let n = 0
+    let chunks = 0
+    c.stdout.on('data', (chunk) => {
+      n += chunk.length
+      if ((++chunks & 63) === 0) bump(rss())
+    })
+    c.stderr.resume()
+    const closed = (s) => new Promise((r) => s.once('close', r))
+    const [exit] = await Promise.all([c.exit, closed(c.stdout), closed(c.stderr)])
+    const us = usSince(t0)
+    if (exit.exitCode !== 0 || n !== BYTES) throw new Error(`startChild: exit ${JSON.stringify(exit)}, ${n} bytes`)
+    return us
+  })
+  return { us: value, peak }
+}
+
+const peers = { 'rt.spill': cordonPeer(true), 'rt.tail': cordonPeer(false), 'node.spawn': nodePeer, startChild: rawPeer }
 const names = Object.keys(peers)
 const res = Object.fromEntries(names.map((n) => [n, { mbps: [], growth: [] }]))
 
@@ -136,5 +161,6 @@ console.log()
 console.log('goals: rt.spill ≥ 1.0× node.spawn MB/s; cordon RSS growth ≤ 16 MB per run')
 ratioLine('throughput_spill_vs_node', median(res['rt.spill'].mbps) / base)
 ratioLine('throughput_tail_vs_node', median(res['rt.tail'].mbps) / base)
+ratioLine('throughput_startChild_raw_vs_node', median(res.startChild.mbps) / base)
 ratioLine('throughput_spill_rss_growth_mib', Math.max(...res['rt.spill'].growth))
 ratioLine('throughput_tail_rss_growth_mib', Math.max(...res['rt.tail'].growth))

@@ -31,14 +31,14 @@ export class BackgroundShellProcess implements ShellProcess {
         this.exitCode = outcome.exitCode
         this.signal = outcome.signal
         const stderr = this.handle.collected.stderr?.readFrom(0).text ?? ''
-        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec.workdir))
+        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec))
         this.status = outcome.signal !== null || this.killRequested ? 'killed' : 'completed'
       },
       (error: unknown) => {
         const runnerFailed = prepared.mode !== undefined && isRunnerFailure(error)
         const surfaced = prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
         this.failureNote = `spawn failed: ${surfaced instanceof Error ? surfaced.message : String(surfaced)}`
-        this.stamp(executor.factsOf(prepared, null, '', spec.workdir, runnerFailed))
+        this.stamp(executor.factsOf(prepared, null, '', spec, runnerFailed))
         this.status = 'killed'
       },
     )

@@ -147,10 +147,18 @@ export class LocalShellExecutor extends ShellExecutor {
   }
 
   /** Sandbox facts of a finished run (undefined when unsandboxed). */
-  factsOf(prepared: PreparedSpawn, exitCode: number | null, stderr: string, cwd: string, runnerFailed = false): ShellSandboxInfo | undefined {
+  factsOf(prepared: PreparedSpawn, exitCode: number | null, stderr: string, spec: Pick<ShellExecSpec, 'workdir' | 'command'>, runnerFailed = false): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.backend === undefined) return { mode: prepared.mode, denied: false }
-    const { denied, deniedPaths } = classifyDenial({ backend: prepared.backend, exitCode, runnerFailed, stderr, cwd, writable: prepared.writable })
+    const { denied, deniedPaths } = classifyDenial({
+      backend: prepared.backend,
+      exitCode,
+      runnerFailed,
+      stderr,
+      cwd: spec.workdir,
+      command: spec.command,
+      writable: prepared.writable,
+    })
     const info: ShellSandboxInfo = { mode: prepared.mode, denied, backend: prepared.backend }
     if (prepared.enforcement) info.enforcement = prepared.enforcement
     if (runnerFailed) info.runnerFailed = true
@@ -195,7 +203,7 @@ export class LocalShellExecutor extends ShellExecutor {
         stdout,
         stderr,
       }
-      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec.workdir)
+      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec)
       if (sandbox) result.sandbox = sandbox
       return result
     } finally {

@@ -95,7 +95,7 @@ export const ATTACKS: readonly Attack[] = [
     name: 'a module load',
     modes: BOTH,
     script: py(
-      'import ctypes,os\nlibc=ctypes.CDLL(None, use_errno=True)\nfd=os.open("/dev/null", os.O_RDONLY)\nr=libc.syscall(313, fd, b"", 0)\ne=ctypes.get_errno()\nprint("errno", e)\nif r == 0 or e != 1: print("BREACH")',
+      'import ctypes,os\nlibc=ctypes.CDLL(None, use_errno=True)\nfd=os.open("/dev/null", os.O_RDONLY)\nr=libc.syscall(313, fd, b"", 0)\ne=ctypes.get_errno()\nprint("errno", e)\n# EPERM: no CAP_SYS_MODULE; ENOSYS: this kernel has no module support at all\nif r == 0 or e not in (1, 38): print("BREACH")',
     ),
   },
   {
@@ -165,13 +165,15 @@ export const ATTACKS: readonly Attack[] = [
   {
     name: 'inherited descriptors',
     modes: BOTH,
-    script: 'for fd in $(ls /proc/$$/fd); do case $fd in 0|1|2) ;; *) echo "BREACH fd $fd -> $(readlink /proc/$$/fd/$fd)";; esac; done',
+    script: py(
+      'import os\nfor fd in os.listdir("/proc/self/fd"):\n  if int(fd) > 2:\n    t = os.readlink("/proc/self/fd/" + fd) if os.path.exists("/proc/self/fd/" + fd) else "(closed)"\n    if not (t == "(closed)" or (t.startswith("/proc/") and t.endswith("/fd"))): print("BREACH fd", fd, t)',
+    ),
   },
   {
     name: 'capabilities and no_new_privs',
     modes: BOTH,
     script:
-      "grep -Eq '^CapEff:\\s+0+$' /proc/self/status || echo BREACH eff; grep -Eq '^CapPrm:\\s+0+$' /proc/self/status || echo BREACH prm; grep -Eq '^NoNewPrivs:\\s+1$' /proc/self/status || echo BREACH nnp",
+      "grep -Eq '^CapEff:\\s+0+$' /proc/self/status || echo BREACH eff; if [ \"$(id -u)\" = 0 ]; then grep -Eq '^CapBnd:\\s+0+$' /proc/self/status || echo BREACH bnd; fi; grep -Eq '^CapPrm:\\s+0+$' /proc/self/status || echo BREACH prm; grep -Eq '^NoNewPrivs:\\s+1$' /proc/self/status || echo BREACH nnp",
   },
   { name: 'chroot', modes: BOTH, script: 'chroot / /bin/true && echo BREACH' },
   { name: 'sethostname (same name)', modes: BOTH, script: 'hostname "$(hostname)" && echo BREACH' },

@@ -19,11 +19,18 @@ export async function backendStatus(name: SandboxBackendName): Promise<{ usable:
   return { usable: cap?.usable === true, reason: cap?.reason ?? 'not probed', required: isBackendRequired(name) }
 }
 
+/** What a suite does for a backend: run it, skip it (local, unusable), or fail (required by CI, unusable). */
+export function gateFor(status: { usable: boolean; required: boolean }): 'run' | 'skip' | 'fail' {
+  if (status.usable) return 'run'
+  return status.required ? 'fail' : 'skip'
+}
+
 /** Throws when `name` is required but unusable; returns false (skip) when merely unusable. */
 export async function requireBackend(name: SandboxBackendName): Promise<boolean> {
   const status = await backendStatus(name)
-  if (status.usable) return true
-  if (status.required) throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
+  const gate = gateFor(status)
+  if (gate === 'run') return true
+  if (gate === 'fail') throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
   return false
 }
 
@@ -34,7 +41,8 @@ export async function describeWithBackend(
   body: (sandbox: () => LocalSandbox) => void,
 ): Promise<void> {
   const status = await backendStatus(name)
-  if (!status.usable && status.required) {
+  const gate = gateFor(status)
+  if (gate === 'fail') {
     describe(`${title} [${name}]`, () => {
       it(`requires the ${name} backend (CORDON_REQUIRE_BACKENDS)`, () => {
         throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
@@ -42,7 +50,7 @@ export async function describeWithBackend(
     })
     return
   }
-  if (!status.usable) {
+  if (gate === 'skip') {
     describe.skip(`${title} [${name}] (skipped: ${status.reason})`, () => body(() => {
       throw new Error('unreachable')
     }))

@@ -1,0 +1,67 @@
+/**
+ * The `cordon` command line: verb dispatch, errors as one clear line (or JSON), exit 125 when
+ * cordon itself could not do what was asked.
+ */
+import { readFileSync } from 'node:fs'
+import { isInvalidRequestError, isSandboxUnavailableError } from '../policy/errors.js'
+import { EXPLAIN_HELP, explainVerb } from './explain.js'
+import { PROBE_HELP, probeVerb } from './probe.js'
+import { RUN_HELP, runVerb } from './run.js'
+import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
+
+const MAIN_HELP = `Usage: cordon <verb> [options]
+
+Verbs:
+  run [options] -- WORD...   run a command confined (read-only by default) and report its facts
+  probe [--json]             which sandbox backends work on this host
+  explain [options]          the policy, backend and exact rules a run would use, without running
+
+Run \`cordon <verb> --help\` for a verb's options.
+`
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}
+
+/** Runs the CLI with `argv` (without node and script); returns the exit status. */
+export async function main(argv: string[], io = { stdout: process.stdout as NodeJS.WritableStream, stderr: process.stderr as NodeJS.WritableStream }): Promise<number> {
+  const [verb, ...rest] = argv
+  const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
+  try {
+    switch (verb) {
+      case 'run':
+        return await runVerb(rest, io)
+      case 'probe':
+        return await probeVerb(rest, io)
+      case 'explain':
+        return await explainVerb(rest, io)
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout.write(MAIN_HELP)
+        return verb === undefined ? EXIT_CORDON_FAILED : 0
+      case '-v':
+      case '--version':
+        io.stdout.write(`cordon ${version()}\n`)
+        return 0
+      default:
+        throw new UsageError(`unknown verb "${verb}" (run, probe, explain)`)
+    }
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error))
+    const code = (e as { code?: string }).code ?? 'CORDON_ERROR'
+    if (json) {
+      io.stdout.write(`${JSON.stringify({ error: { name: e.name, code, message: e.message } })}\n`)
+    } else {
+      io.stderr.write(`cordon: ${e.message}\n`)
+      if (error instanceof UsageError) {
+        const help = verb === 'run' ? RUN_HELP : verb === 'probe' ? PROBE_HELP : verb === 'explain' ? EXPLAIN_HELP : MAIN_HELP
+        io.stderr.write(`\n${help}`)
+      }
+    }
+    if (error instanceof UsageError || isSandboxUnavailableError(error) || isInvalidRequestError(error)) return EXIT_CORDON_FAILED
+    return EXIT_CORDON_FAILED
+  }
+}

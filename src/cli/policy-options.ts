@@ -1,0 +1,75 @@
+/**
+ * The policy flags `run` and `explain` share, parsed with node:util parseArgs, and their
+ * translation into a resolved policy.
+ */
+import { resolve as resolvePath } from 'node:path'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { resolvePolicy } from '../policy/resolve.js'
+import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
+import { SANDBOX_BACKENDS, type SandboxBackendName } from '../sandbox/probe.js'
+import { UsageError } from './usage-error.js'
+
+/** The parseArgs options of the policy flags. */
+export const POLICY_OPTIONS = {
+  mode: { type: 'string', short: 'm' },
+  root: { type: 'string' },
+  writable: { type: 'string', multiple: true },
+  network: { type: 'string' },
+  backend: { type: 'string' },
+  'require-full': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options']
+
+/** The policy flags' help lines. */
+export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | workspace-write | danger-full-access
+      --root DIR         workspace root (default: the current directory)
+      --writable DIR     an extra writable root under workspace-write (repeatable)
+      --network POLICY   inherit (default) | deny
+      --backend NAME     pin the sandbox backend (${SANDBOX_BACKENDS.join(', ')})
+      --require-full     refuse a backend that enforces the mode only partially
+      --json             machine-readable output on stdout`
+
+/** Parsed policy flags. */
+export interface PolicyFlags {
+  policy: SandboxExecutionPolicy
+  backends: SandboxBackendName[] | undefined
+  json: boolean
+}
+
+/** Parses `args` with `extra` options; unknown options and bad values throw UsageError. */
+export function parseWith(args: string[], extra: NonNullable<ParseArgsConfig['options']>): { values: Record<string, unknown>; positionals: string[] } {
+  try {
+    return parseArgs({ args, options: { ...POLICY_OPTIONS, ...extra }, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error))
+  }
+}
+
+/** Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag. */
+export function policyFrom(values: Record<string, unknown>, cwd = process.cwd()): PolicyFlags {
+  const mode = (values['mode'] as string | undefined) ?? 'read-only'
+  if (!isSandboxMode(mode)) throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
+  const network = (values['network'] as string | undefined) ?? 'inherit'
+  if (network !== 'inherit' && network !== 'deny') throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
+  const backend = values['backend'] as string | undefined
+  if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
+    throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
+  }
+  const writable = ((values['writable'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  if (writable.length > 0 && mode !== 'workspace-write') throw new UsageError('--writable: only meaningful with --mode workspace-write')
+  let policy: SandboxExecutionPolicy
+  try {
+    policy = resolvePolicy({
+      cwd,
+      workspaceRoot: values['root'] === undefined ? undefined : resolvePath(cwd, values['root'] as string),
+      defaultMode: mode as SandboxMode,
+      writableRoots: writable,
+      network,
+      ...(values['require-full'] ? { requireEnforcement: 'full' as const } : {}),
+    })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error))
+  }
+  return { policy, backends: backend === undefined ? undefined : [backend as SandboxBackendName], json: values['json'] === true }
+}

@@ -1,0 +1,47 @@
+/** `cordon probe`: which backends really confine on this host, what each governs, and remedies. */
+import { LocalSandbox } from '../sandbox/local-sandbox.js'
+import type { SandboxCapabilities } from '../sandbox/probe.js'
+import { parseWith } from './policy-options.js'
+
+/** `cordon probe --help`. */
+export const PROBE_HELP = `Usage: cordon probe [--json]
+
+Probes every sandbox backend with a canary that must be denied a write, and prints, per
+backend: usable or why not, version, effect classes governed per mode, limitations, the
+probe's time, and what to do about each failure.
+`
+
+/** The probe as text a person reads. */
+export function renderCapabilities(caps: SandboxCapabilities): string {
+  const lines: string[] = [`platform: ${caps.platform}; chain: ${caps.chain.join(' > ') || '(none)'}`]
+  for (const name of caps.chain) {
+    const cap = caps.backends[name]
+    if (!cap) continue
+    lines.push('', `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`)
+    if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
+    if (cap.enforcement) {
+      for (const [mode, e] of Object.entries(cap.enforcement)) {
+        lines.push(`  ${mode}: ${e.inherit} (network deny: ${e.deny}); governs ${(cap.governs?.[mode as keyof typeof cap.governs] ?? []).join(', ')}`)
+      }
+    }
+    for (const limit of cap.limitations) lines.push(`  limitation: ${limit}`)
+    if (cap.remedy) lines.push(`  remedy: ${cap.remedy}`)
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** Runs the `probe` verb; returns the exit status (0 even when nothing is usable: the probe is a report). */
+export async function probeVerb(args: string[], io: { stdout: NodeJS.WritableStream }): Promise<number> {
+  const { values } = parseWith(args, {})
+  if (values['help']) {
+    io.stdout.write(PROBE_HELP)
+    return 0
+  }
+  const sandbox = await LocalSandbox.create()
+  try {
+    io.stdout.write(values['json'] ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities))
+  } finally {
+    await sandbox.dispose()
+  }
+  return 0
+}

@@ -1,0 +1,103 @@
+/**
+ * `cordon run`: one command through the executor, confined, its output streamed, its facts
+ * told on stderr, and its status as the exit code (124 timeout, 128+N signal, 125 cordon).
+ */
+import { constants as osConstants } from 'node:os'
+import { dirname } from 'node:path'
+import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import { isWithin } from '../sandbox/facts.js'
+import { LocalSandbox } from '../sandbox/local-sandbox.js'
+import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
+import type { ShellRunResult } from '../shell/types.js'
+import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
+import { shellQuote } from './shell-quote.js'
+import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
+
+/** `cordon run --help`. */
+export const RUN_HELP = `Usage: cordon run [options] -- WORD...
+
+Runs WORD... as one bash command (each word shell-quoted), confined to the policy.
+Exit status: the command's; 124 on timeout; 128+N when killed by signal N; 125 when cordon
+itself could not run it (bad usage, or no sandbox can enforce the mode: SANDBOX_UNAVAILABLE).
+
+Options:
+${POLICY_HELP}
+      --timeout MS       kill the command after MS milliseconds (default 120000)
+  -h, --help             this help
+`
+
+/** The process exit status for a run result, as timeout(1) and shells report it. */
+export function exitStatusOf(result: ShellRunResult): number {
+  if (result.timedOut) return EXIT_TIMED_OUT
+  if (result.signal !== null) return 128 + (osConstants.signals[result.signal] ?? 0)
+  return result.exitCode ?? 1
+}
+
+/** The one line that tells a person what was denied and which flag would allow it. */
+export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
+  const facts = result.sandbox
+  if (!facts?.denied) return undefined
+  const paths = facts.deniedPaths ?? []
+  const outsideRoot = paths.filter((p) => !isWithin(p, policy.workspaceRoot))
+  const allow =
+    outsideRoot.length === 0
+      ? '--mode workspace-write'
+      : `--mode workspace-write ${[...new Set(outsideRoot.map((p) => `--writable ${shellQuote(dirname(p))}`))].join(' ')}`
+  return `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode; to allow it: ${allow} (or --mode danger-full-access)`
+}
+
+/** A sandbox stand-in for danger-full-access: the executor never asks it (no probe, no backend). */
+const UNCONFINED: ShellSandbox = {
+  confine() {
+    throw new Error('unreachable: danger-full-access never asks a backend')
+  },
+}
+
+/** Runs the `run` verb; returns the exit status. */
+export async function runVerb(args: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+  const { values, positionals } = parseWith(args, { timeout: { type: 'string' } })
+  if (values['help']) {
+    io.stdout.write(RUN_HELP)
+    return 0
+  }
+  const flags = policyFrom(values)
+  if (positionals.length === 0) throw new UsageError('run: give the command after --, e.g. cordon run -- ls -la')
+  let timeoutMs: number | undefined
+  if (values['timeout'] !== undefined) {
+    timeoutMs = Number(values['timeout'])
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values['timeout'])}"`)
+  }
+  const confined = flags.policy.mode !== 'danger-full-access'
+  const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED
+  const executor = new LocalShellExecutor({
+    cwd: process.cwd(),
+    workspaceRoot: flags.policy.workspaceRoot,
+    sandbox,
+    ...(timeoutMs === undefined ? {} : { timeoutMs, maxTimeoutMs: Math.max(timeoutMs, 600_000) }),
+  })
+  // Ctrl-C (or a TERM to cordon) ends the command's tree, then cordon reports like a shell.
+  const interrupt = new AbortController()
+  const onSignal = () => interrupt.abort()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const spec = executor.resolve({ command: positionals.map(shellQuote).join(' '), sandboxPolicy: flags.policy, signal: interrupt.signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
+    const result = await executor.run(spec, flags.json ? {} : { onOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk) })
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify(result)}\n`)
+    } else {
+      if (result.sandbox?.enforcement === 'partial') {
+        io.stderr.write(`cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs\n`)
+      }
+      const line = denialLine(result, flags.policy)
+      if (line) io.stderr.write(`${line}\n`)
+      if (result.timedOut) io.stderr.write(`cordon: timed out after ${result.timeoutMs}ms\n`)
+    }
+    return exitStatusOf(result)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await executor.dispose()
+    if (sandbox instanceof LocalSandbox) await sandbox.dispose()
+  }
+}

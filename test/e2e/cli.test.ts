@@ -1,0 +1,108 @@
+// The `cordon` CLI as a person runs it: a real child process of bin/cordon.js (over dist/).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { requireBackend } from '../support/backends.js'
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-cli-')))
+const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-cli-out-')))
+
+function cordon(args: string[], cwd = root) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+describe('cordon CLI', async () => {
+  const usable = await requireBackend('landlock')
+
+  it('passes the command exit status through; 0 and N', () => {
+    expect(cordon(['run', '--', 'true']).status).toBe(0)
+    expect(cordon(['run', '--', 'sh', '-c', 'exit 7']).status).toBe(7)
+  })
+
+  it('exits 124 on timeout and 128+N on signal N', () => {
+    const t = cordon(['run', '--timeout', '200', '--', 'sleep', '30'])
+    expect(t.status).toBe(124)
+    expect(t.stderr).toMatch(/timed out after 200ms/)
+    expect(cordon(['run', '--', 'sh', '-c', 'kill -USR1 $$']).status).toBe(128 + 10)
+  })
+
+  it('exits 125 naming an unknown option, a bad value, a missing command', () => {
+    const unknown = cordon(['run', '--bogus', '--', 'true'])
+    expect(unknown.status).toBe(125)
+    expect(unknown.stderr).toMatch(/--bogus/)
+    const badMode = cordon(['run', '--mode', 'yolo', '--', 'true'])
+    expect(badMode.status).toBe(125)
+    expect(badMode.stderr).toMatch(/--mode: unknown mode "yolo"/)
+    expect(cordon(['run', '--timeout', 'soon', '--', 'true']).stderr).toMatch(/--timeout/)
+    expect(cordon(['run']).status).toBe(125)
+    expect(cordon(['frobnicate']).status).toBe(125)
+  })
+
+  it('quotes odd words exactly: spaces, quotes, $, newlines', () => {
+    const words = ['a b', "it's", '"dq"', '$HOME', 'line1\nline2', '', '*']
+    const r = cordon(['run', '--', 'printf', '[%s]', ...words])
+    expect(r.stdout).toBe(words.map((w) => `[${w}]`).join(''))
+  })
+
+  it.skipIf(!usable)('a denial: one clear line naming the path, the mode and the flag that allows it', () => {
+    const target = join(outside, 'x')
+    const r = cordon(['run', '--', 'sh', '-c', `echo hi > ${target}`])
+    expect(r.status).toBe(2)
+    expect(r.stderr).toContain(`cordon: sandbox denied a write to ${target} under read-only mode; to allow it: --mode workspace-write --writable ${outside}`)
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it.skipIf(!usable)('--writable allows exactly that directory, and partial enforcement is said', () => {
+    const target = join(outside, 'w')
+    const r = cordon(['run', '--mode', 'workspace-write', '--writable', outside, '--', 'sh', '-c', `echo hi > ${target}`])
+    expect(r.status).toBe(0)
+    expect(existsSync(target)).toBe(true)
+    expect(r.stderr).toMatch(/enforced only partially by landlock/)
+  })
+
+  it.skipIf(!usable)('--json prints the ShellRunResult and nothing else on stdout', () => {
+    const r = cordon(['run', '--json', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'])
+    expect(r.status).toBe(3)
+    const result = JSON.parse(r.stdout) as Record<string, unknown>
+    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, aborted: false, stdout: { text: 'out\n' }, stderr: { text: 'err\n' } })
+    expect(result['sandbox']).toMatchObject({ mode: 'read-only', denied: false, enforcement: 'full', backend: 'landlock' })
+  })
+
+  it('--json errors are {"error": {name, code, message}} with exit 125', () => {
+    const r = cordon(['run', '--json', '--mode', 'nope', '--', 'true'])
+    expect(r.status).toBe(125)
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { name: 'UsageError', code: 'CORDON_USAGE' } })
+  })
+
+  it('probe --json is parsable and names the backends', () => {
+    const r = cordon(['probe', '--json'])
+    expect(r.status).toBe(0)
+    const caps = JSON.parse(r.stdout) as { chain: string[]; backends: Record<string, { usable: boolean; probeMs: number }> }
+    expect(caps.chain).toContain('landlock')
+    expect(typeof caps.backends['landlock']?.probeMs).toBe('number')
+  })
+
+  it.skipIf(!usable)('explain names backend and root and the rules, running nothing', () => {
+    const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain(`root ${root}`)
+    expect(r.stdout).toMatch(/backend: landlock \(partial\)/)
+    expect(r.stdout).toMatch(new RegExp(`allow ${root}: .*write-file`))
+    expect(r.stdout).toMatch(/sockets: AF_UNIX only/)
+    const json = JSON.parse(cordon(['explain', '--json']).stdout) as { backend: string; policy: { workspaceRoot: string } }
+    expect(json).toMatchObject({ backend: 'landlock', policy: { workspaceRoot: root } })
+  })
+
+  it('--help on every verb', () => {
+    for (const verb of ['run', 'probe', 'explain']) {
+      const r = cordon([verb, '--help'])
+      expect(r.status).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`Usage: cordon ${verb}`))
+    }
+    expect(cordon(['--help']).stdout).toMatch(/Verbs:/)
+  })
+})

@@ -1,0 +1,184 @@
+// The Landlock backend end to end on this kernel: what the probe reports, what each mode lets a
+// command do, the session temp dir, the ruleset cache, and 1000 confined runs that leave the host
+// unrestricted and holding no extra fds.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, expect, it } from 'vitest'
+import { isInvalidRequestError } from '../../src/policy/errors.js'
+import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { startChild } from '../../src/subprocess/child.js'
+import { StdioKind } from '../../src/subprocess/native.js'
+import { describeWithBackend } from '../support/backends.js'
+import { envOf, runSpec, specFor } from '../support/run-confined.js'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
+})
+function workDir(): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-e2e-')))
+  dirs.push(d)
+  return d
+}
+const sh = (script: string, cwd: string, env?: NodeJS.ProcessEnv) => specFor(['/bin/sh', '-c', script], cwd, env)
+const hostFds = () => fs.readdirSync('/proc/self/fd').length
+const rulesetFds = () =>
+  fs.readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).includes('landlock')
+    } catch {
+      return false
+    }
+  }).length
+
+await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
+  it('reports ABI, enforcement per mode, governed classes and its limits truthfully', () => {
+    const cap = sandbox().capabilities.backends.landlock!
+    expect(cap).toMatchObject({ usable: true, abi: 7, seccomp: true })
+    expect(cap.enforcement).toEqual({
+      'read-only': { inherit: 'full', deny: 'full' },
+      'workspace-write': { inherit: 'partial', deny: 'partial' },
+    })
+    expect(cap.governs?.['read-only']).toEqual(expect.arrayContaining(['content', 'names', 'metadata', 'network', 'signals']))
+    expect(cap.governs?.['workspace-write']).not.toContain('metadata')
+    expect(cap.limitations.join('\n')).toMatch(/pathname unix sockets/)
+    expect(cap.remedy).toBeTruthy()
+    expect(cap.probeMs).toBeGreaterThan(0)
+  })
+
+  it('read-only: reads and /dev/null work, writes are denied with EACCES text, enforcement full', async () => {
+    const dir = workDir()
+    fs.writeFileSync(path.join(dir, 'f'), 'data\n')
+    const c = sandbox().confine(sh('cat f; ls / >/dev/null && echo listed; echo x > /dev/null && echo devnull; echo x > g', dir), {
+      mode: 'read-only',
+      workspaceRoot: dir,
+    })
+    expect(c).toMatchObject({ backend: 'landlock', enforcement: 'full' })
+    expect(c.spec.confinement).toMatchObject({ backend: 'landlock', mode: 'read-only' })
+    const r = await runSpec(c.spec)
+    expect(r.stdout).toBe('data\nlisted\ndevnull\n')
+    expect(r.stderr).toMatch(/Permission denied/)
+    expect(r.exitCode).not.toBe(0)
+    expect(fs.existsSync(path.join(dir, 'g'))).toBe(false)
+  })
+
+  it('workspace-write: the root, extra roots and the private TMPDIR are writable; /tmp is not; enforcement partial', async () => {
+    const dir = workDir()
+    const extra = workDir()
+    const c = sandbox().confine(
+      sh('echo a > "$ROOTDIR/a" && mkdir "$ROOTDIR/d" && mv "$ROOTDIR/a" "$ROOTDIR/d/a" && echo b > "$EXTRA/b" && echo t > "$TMPDIR/t" && echo ok; echo x > /tmp/cordon-e2e-host-$$ || echo denied', dir, {
+        ROOTDIR: dir,
+        EXTRA: extra,
+      }),
+      { mode: 'workspace-write', workspaceRoot: dir, writableRoots: [extra], sessionId: 's1' },
+    )
+    expect(c.enforcement).toBe('partial')
+    expect(c.tempDir).toMatch(new RegExp(`^${os.tmpdir()}/cordon-tmp-s1-`))
+    expect(c.spec.env?.['TMPDIR']).toBe(c.tempDir)
+    expect(fs.statSync(c.tempDir!).mode & 0o777).toBe(0o700)
+    const r = await runSpec(c.spec)
+    expect(r.stdout).toBe('ok\ndenied\n')
+    expect(fs.readFileSync(path.join(dir, 'd', 'a'), 'utf8')).toBe('a\n')
+    expect(fs.readFileSync(path.join(extra, 'b'), 'utf8')).toBe('b\n')
+    expect(fs.readFileSync(path.join(c.tempDir!, 't'), 'utf8')).toBe('t\n')
+  })
+
+  it('one private temp dir per session, reused within it', () => {
+    const dir = workDir()
+    const a1 = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'a' }).tempDir
+    const a2 = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'a' }).tempDir
+    const b = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'b/../x' }).tempDir
+    expect(a1).toBe(a2)
+    expect(b).not.toBe(a1)
+    expect(path.dirname(b!)).toBe(os.tmpdir())
+    expect(sandbox().confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir }).tempDir).toBeUndefined()
+  })
+
+  it('dispose removes the session temp dirs and closes the cached rulesets', async () => {
+    const own = await LocalSandbox.create()
+    const dir = workDir()
+    const c = own.confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'gone' })
+    expect(fs.existsSync(c.tempDir!)).toBe(true)
+    expect(own.openRulesets).toBe(1)
+    await own.dispose()
+    expect(fs.existsSync(c.tempDir!)).toBe(false)
+    expect(own.openRulesets).toBe(0)
+    expect(() => own.confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir })).toThrow(/dispose/)
+  })
+
+  it('danger-full-access never asks a backend and strips any confinement', () => {
+    const dir = workDir()
+    const spec = { ...sh('true', dir), confinement: { backend: 'landlock' as const, mode: 'read-only' as const, plan: { dropCaps: true, dropBounding: false, capLast: 40, noNewPrivs: true } } }
+    const c = sandbox().confine(spec, { mode: 'danger-full-access', workspaceRoot: dir })
+    expect(c).toEqual({ spec: sh('true', dir), backend: 'none' })
+  })
+
+  it('network deny: read-only stays full, TCP to a host port is refused', async () => {
+    const dir = workDir()
+    const c = sandbox().confine(
+      specFor(['/usr/bin/python3', '-c', 'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 9), 1); print("connected")\nexcept OSError as e: print("refused", e.errno)'], dir),
+      { mode: 'read-only', workspaceRoot: dir, network: 'deny' },
+    )
+    expect(c.enforcement).toBe('full')
+    expect((await runSpec(c.spec)).stdout).toBe('refused 1\n')
+  })
+
+  it('a recreated root gets a fresh ruleset (cache keyed by dev and inode), and writes land in the new root', async () => {
+    const base = workDir()
+    const root = path.join(base, 'ws')
+    fs.mkdirSync(root)
+    const policy = { mode: 'workspace-write' as const, workspaceRoot: root, sessionId: 'recreate' }
+    const first = sandbox().confine(sh('echo 1 > one', root), policy)
+    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan.rulesetFd).toBe(first.spec.confinement!.plan.rulesetFd)
+    fs.rmSync(root, { recursive: true })
+    fs.mkdirSync(root)
+    const second = sandbox().confine(sh('echo 2 > two && echo ok', root), policy)
+    expect(second.spec.confinement!.plan.rulesetFd).not.toBe(first.spec.confinement!.plan.rulesetFd)
+    expect((await runSpec(second.spec)).stdout).toBe('ok\n')
+    expect(fs.readFileSync(path.join(root, 'two'), 'utf8')).toBe('2\n')
+  })
+
+  it('a missing workspace root is never skipped', () => {
+    const base = workDir()
+    try {
+      sandbox().confine(sh('true', base), { mode: 'workspace-write', workspaceRoot: path.join(base, 'missing') })
+      expect.unreachable()
+    } catch (error) {
+      expect(isInvalidRequestError(error)).toBe(true)
+    }
+  })
+
+  it('after 1000 confined runs the host can still write anywhere and holds no extra fds', async () => {
+    const own = await LocalSandbox.create()
+    const dir = workDir()
+    const before = hostFds()
+    const rulesetsBefore = rulesetFds()
+    const policies = [
+      { mode: 'read-only' as const, workspaceRoot: dir },
+      { mode: 'workspace-write' as const, workspaceRoot: dir, sessionId: 'k' },
+      { mode: 'read-only' as const, workspaceRoot: dir, network: 'deny' as const },
+    ]
+    for (let i = 0; i < 1000; i++) {
+      const c = own.confine(specFor(['/bin/true'], dir), policies[i % 3]!)
+      const child = startChild({ argv: c.spec.argv, env: envOf(c.spec), cwd: c.spec.cwd, stdio: [StdioKind.Null, StdioKind.Null, StdioKind.Null], confinement: c.spec.confinement!.plan })
+      expect((await child.exit).exitCode).toBe(0)
+    }
+    expect(own.openRulesets).toBe(3)
+    expect(rulesetFds()).toBe(rulesetsBefore + 3)
+    await new Promise((r) => setImmediate(r)) // the last pidfd closes in its uv_close callback
+    expect(hostFds()).toBeLessThanOrEqual(before + 3)
+    await own.dispose()
+    expect(rulesetFds()).toBe(rulesetsBefore)
+    expect(hostFds()).toBeLessThanOrEqual(before)
+    // The host is never restricted: it writes outside every grant, and carries no filter or NNP.
+    const probe = path.join(os.tmpdir(), `cordon-host-write-${process.pid}`)
+    fs.writeFileSync(probe, 'host')
+    fs.chmodSync(probe, 0o600)
+    fs.rmSync(probe)
+    fs.writeFileSync(path.join(dir, 'host'), 'host')
+    const status = fs.readFileSync('/proc/self/status', 'utf8')
+    expect(status).toMatch(/NoNewPrivs:\s+0/)
+    expect(status).toMatch(/Seccomp:\s+0/)
+  }, 120_000)
+})
