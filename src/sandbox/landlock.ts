@@ -121,7 +121,8 @@ export type PathInspector = (path: string) => { dev: number; ino: number; direct
 /** Stats a path (following symlinks, as `open(O_PATH)` does). */
 export const statPath: PathInspector = (path) => {
   try {
-    const st = fs.statSync(path, { bigint: false })
+    const st = fs.statSync(path, { throwIfNoEntry: false })
+    if (!st) return undefined
     return { dev: st.dev, ino: st.ino, directory: st.isDirectory() }
   } catch {
     return undefined
