@@ -6,21 +6,9 @@
  */
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 
-/** One environment key inside the managed `DSH_` namespace. */
-export type DshEnvironmentKey = `DSH_${string}`
+import type { CollectedOutput, DshEnvironment, DshEnvironmentKey } from '../subprocess/types.js'
 
-/** Trusted harness variables for one child-process execution. */
-export type DshEnvironment = Readonly<Record<DshEnvironmentKey, string>>
-
-/** One captured stream: the (possibly truncated) text plus recovery info. */
-export interface CollectedOutput {
-  /** Collected text — the TAIL of the stream when truncated. */
-  text: string
-  /** True when bytes were dropped from `text`. */
-  truncated: boolean
-  /** Path to a file holding the COMPLETE stream, when truncated and available. */
-  spillPath?: string
-}
+export type { CollectedOutput, DshEnvironment, DshEnvironmentKey }
 
 /**
  * A caller's execution REQUEST: `workdir` and `timeoutMs` are optional and filled by

@@ -8,9 +8,10 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
-import { isInvalidRequestError, isSpawnError } from '../../src/policy/errors.js'
+import { isSpawnError } from '../../src/policy/errors.js'
 import { MAX_TIMER_DELAY_MS } from '../../src/subprocess/spec-schema.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
+import { invalid as invalidRequest } from '../support/invalid.js'
 
 const runtime = new LocalSubprocessRuntime({ spillDir: mkdtempSync(join(tmpdir(), 'cordon-rt-')) })
 afterAll(() => runtime.dispose())
@@ -26,15 +27,7 @@ async function run(argv: string[], extra: Partial<SubprocessSpawnSpec> = {}) {
   return { ...outcome, stdout: h.collected.stdout?.readFrom(0).text ?? '', stderr: h.collected.stderr?.readFrom(0).text ?? '', handle: h }
 }
 
-function invalid(fn: () => unknown): string[] {
-  try {
-    fn()
-  } catch (error) {
-    if (isInvalidRequestError(error)) return [...error.issues]
-    throw error
-  }
-  throw new Error('expected an InvalidRequestError')
-}
+const invalid = (fn: () => unknown): string[] => [...invalidRequest(fn).issues]
 
 describe('validation at the boundary', () => {
   it.each([0, -1, NaN, Infinity, MAX_TIMER_DELAY_MS + 1])('rejects graceMs %s and spawns nothing', (graceMs) => {

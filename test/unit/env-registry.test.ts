@@ -1,19 +1,10 @@
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { isInvalidRequestError, type InvalidRequestError } from '../../src/policy/errors.js'
 import { DSH_KEY_PATTERN, RESERVED_DSH_KEYS, ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import type { BashEnvContributor } from '../../src/shell/types.js'
+import { invalid } from '../support/invalid.js'
 
-function invalid(fn: () => unknown): InvalidRequestError {
-  try {
-    fn()
-  } catch (error) {
-    expect(isInvalidRequestError(error)).toBe(true)
-    return error as InvalidRequestError
-  }
-  throw new Error('expected an InvalidRequestError')
-}
 
 const web: BashEnvContributor = {
   name: 'web-app',

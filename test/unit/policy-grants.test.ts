@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isInvalidRequestError, type InvalidRequestError } from '../../src/policy/errors.js'
 import { FS_ACCESS, GRANT_TABLE, GRANT_TABLE_URL, grantsFor } from '../../src/policy/grants.js'
 import { resolvePolicy } from '../../src/policy/resolve.js'
+import { invalid } from '../support/invalid.js'
 
 let base: string
 let root: string
@@ -20,15 +20,6 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-function invalid(fn: () => unknown): InvalidRequestError {
-  try {
-    fn()
-  } catch (error) {
-    expect(isInvalidRequestError(error)).toBe(true)
-    return error as InvalidRequestError
-  }
-  throw new Error('expected an InvalidRequestError')
-}
 
 const devices = ['/dev/null', '/dev/zero', '/dev/urandom', '/dev/tty']
 

@@ -3,8 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isInvalidRequestError, type InvalidRequestError } from '../../src/policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../../src/policy/resolve.js'
+import { invalid } from '../support/invalid.js'
 
 let base: string // canonical temp dir holding the fixtures
 beforeAll(() => {
@@ -19,15 +19,6 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-function invalid(fn: () => unknown): InvalidRequestError {
-  try {
-    fn()
-  } catch (error) {
-    expect(isInvalidRequestError(error)).toBe(true)
-    return error as InvalidRequestError
-  }
-  throw new Error('expected an InvalidRequestError')
-}
 
 describe('resolvePolicy: mode precedence', () => {
   it('defaults to read-only with the cwd as root', () => {
