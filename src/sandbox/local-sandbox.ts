@@ -21,10 +21,18 @@ import {
 } from '../policy/vocabulary.js'
 import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
-import { planRuleset, RulesetBuildError, RulesetCache } from './landlock.js'
+import { planRuleset, RulesetBuildError, RulesetCache, statPath, type LandlockRule, type LandlockRulesetPlan } from './landlock.js'
 import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
 import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
 import { selectBackend } from './select.js'
+
+/** How many policies' ruleset plans are remembered. */
+const PLAN_MEMO_SIZE = 64
+
+/** Whether a fresh stat still names the inode a rule was planned for. */
+function sameInode(info: { dev: number; ino: number } | undefined, rule: LandlockRule): boolean {
+  return info !== undefined && info.dev === rule.dev && info.ino === rule.ino
+}
 
 /** Options for LocalSandbox.create. */
 export interface LocalSandboxOptions {
@@ -50,6 +58,7 @@ export interface ConfinedSpawn {
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly tempDirs = new Map<string, string>()
+  private readonly plans = new Map<string, LandlockRulesetPlan>()
   private readonly rulesets: RulesetCache | undefined
   private readonly host: { setpcap: boolean; capLast: number; uid: number } | undefined
   private disposed = false
@@ -97,10 +106,9 @@ export class LocalSandbox {
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     }
     const tempDir = policy.mode === 'workspace-write' ? this.sessionTempDir(policy.sessionId) : undefined
-    const grants = grantsFor(policy, { tempDir })
     let rulesetFd: number
     try {
-      rulesetFd = this.rulesets.get(planRuleset(grants, choice.capability.abi ?? 0))
+      rulesetFd = this.rulesets.get(this.planFor(policy, tempDir, choice.capability.abi ?? 0))
     } catch (error) {
       if (!(error instanceof RulesetBuildError)) throw error
       throw new SandboxUnavailableError(policy.mode, {
@@ -129,6 +137,21 @@ export class LocalSandbox {
     }
   }
 
+  /**
+   * The ruleset plan for a policy, memoised: a repeated policy costs one stat per writable path
+   * (a recreated root has a new inode and gets a new plan), not the grants table and every stat.
+   */
+  private planFor(policy: SandboxExecutionPolicy, tempDir: string | undefined, abi: number): LandlockRulesetPlan {
+    const key = `${abi}\0${tempDir ?? ''}\0${JSON.stringify(policy)}`
+    const memo = this.plans.get(key)
+    if (memo && memo.rules.every((r) => r.origin !== 'writable' || sameInode(statPath(r.path), r))) return memo
+    const plan = planRuleset(grantsFor(policy, { tempDir }), abi)
+    this.plans.delete(key)
+    this.plans.set(key, plan)
+    if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
+    return plan
+  }
+
   /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
   private sessionTempDir(sessionId: string | undefined): string {
     const key = sessionId ?? ''
@@ -151,6 +174,7 @@ export class LocalSandbox {
     if (this.disposed) return
     this.disposed = true
     this.rulesets?.clear()
+    this.plans.clear()
     const dirs = [...this.tempDirs.values()]
     this.tempDirs.clear()
     await Promise.all(dirs.map((d) => fs.promises.rm(d, { recursive: true, force: true })))
