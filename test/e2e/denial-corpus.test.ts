@@ -231,12 +231,8 @@ await describeWithBackend('landlock', 'denial corpus: real commands, labelled', 
   })
 
   for (const row of rows) {
-    const title = `${row.expectDenied ? 'DENIED' : 'not denied'} [${row.mode}] ${row.name}`
-    if (row.skip !== undefined) {
-      it.skip(`${title} (skipped: ${row.skip})`, () => {})
-      continue
-    }
-    it(title, async () => {
+    const title = `${row.expectDenied ? 'DENIED' : 'not denied'} [${row.mode}] ${row.name}${row.skip === undefined ? '' : ` (skipped: ${row.skip})`}`
+    it.skipIf(row.skip !== undefined)(title, async () => {
       ex ??= new LocalShellExecutor({ sandbox: sandbox(), cwd: R, workspaceRoot: R, graceMs: 1000 })
       if (row.workdir) fs.mkdirSync(row.workdir, { recursive: true })
       const before = snapshot(row)
@@ -316,12 +312,8 @@ try {
   ]
 
   for (const row of unprivileged) {
-    const title = `uid ${NOBODY}: ${row.expectDenied ? 'DENIED' : 'not denied'} [${row.mode}] ${row.name}`
-    if (unprivilegedSkip !== undefined) {
-      it.skip(`${title} (skipped: ${unprivilegedSkip})`, () => {})
-      continue
-    }
-    it(title, async () => {
+    const title = `uid ${NOBODY}: ${row.expectDenied ? 'DENIED' : 'not denied'} [${row.mode}] ${row.name}${unprivilegedSkip === undefined ? '' : ` (skipped: ${unprivilegedSkip})`}`
+    it.skipIf(unprivilegedSkip !== undefined)(title, async () => {
       const before = { ...tree(U.open, new Set()), ...tree(`${SYS.etc}-nobody`, new Set()), ...tree(roFile, new Set()) }
       const arg = JSON.stringify({ repo: REPO, root: U.root, command: row.command, mode: row.mode })
       const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', NODE, script, arg], {
