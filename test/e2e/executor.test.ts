@@ -284,6 +284,29 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(existsSync(join(outside, 'rc-out'))).toBe(false)
   })
 
+  it.skipIf(!usable)('a runner failure throws SANDBOX_UNAVAILABLE in the foreground and stamps runnerFailed in the background', async () => {
+    // A real confinement step that the kernel refuses: the plan names a ruleset fd that is not one.
+    const broken = {
+      confine(spec: Parameters<LocalSandbox['confine']>[0], policy: Parameters<LocalSandbox['confine']>[1]) {
+        const confined = sandbox.confine(spec, policy)
+        const c = confined.spec.confinement!
+        return { ...confined, spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan, rulesetFd: 999_999 } } } }
+      },
+    }
+    const failing = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox: broken })
+    const target = join(outside, 'runner-failed')
+    const error = await failing.run(failing.resolve({ command: `echo x > ${target}; echo 'Permission denied' >&2; exit 1` })).catch((e: unknown) => e)
+    expect(isSandboxUnavailableError(error)).toBe(true)
+    expect((error as { detail: unknown }).detail).toEqual({ stage: 'landlock', errno: 9 })
+    const job = failing.start(failing.resolve({ command: `echo x > ${target}` }))
+    await job.done
+    expect(job.status).toBe('killed')
+    expect(job.sandbox).toMatchObject({ mode: 'read-only', denied: false, runnerFailed: true })
+    expect(job.readOutput().delta).toMatch(/^spawn failed: .*refusing to run the command unconfined/)
+    expect(existsSync(target)).toBe(false)
+    await failing.dispose()
+  })
+
   it('an unusable sandbox fails closed on run and start: SANDBOX_UNAVAILABLE, nothing run', async () => {
     const none = await LocalSandbox.create({ capabilities: { platform: 'linux', chain: ['landlock'], backends: { landlock: { backend: 'landlock', usable: false, reason: 'probe found no Landlock', remedy: 'enable Landlock', limitations: [] } } } as never })
     const closed = new LocalShellExecutor({ cwd: root, sandbox: none })
