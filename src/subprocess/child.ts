@@ -3,7 +3,7 @@
  * Node sockets, and its exit observed through a pidfd on the event loop. No defaults, no
  * collection, no tree policy: the runtime above owns those.
  */
-import { Socket } from 'node:net'
+import { Socket, type OnReadOpts, type SocketConstructorOpts } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import { SpawnError } from '../policy/errors.js'
 import { loadNative, StdioKind, type NativeConfinementPlan } from './native.js'
@@ -24,7 +24,17 @@ export interface ChildOptions {
   /** Adds fd 3 in the child: the write end of a pipe whose read end is `Child.extra`. */
   extraPipe?: boolean
   confinement?: NativeConfinementPlan | undefined
+  /**
+   * Reused-buffer readers for stdout/stderr: the named stream's socket is created with
+   * Node's `onread` option, so each read lands in one recycled buffer and is handed to the
+   * callback as `(buf, n)` (bytes `[0, n)` are valid only during the call: copy what you
+   * keep). The socket then emits no 'data' events; 'end', 'close' and 'error' fire as usual.
+   */
+  onread?: { stdout?: ChildReader | undefined; stderr?: ChildReader | undefined } | undefined
 }
+
+/** Receives bytes `[0, n)` of `buf`, a buffer reused for the next read: copy what you keep. */
+export type ChildReader = (buf: Buffer, n: number) => void
 
 /** A started child; the host ends of its pipes are sockets the caller owns. */
 export interface Child {
@@ -58,9 +68,33 @@ export function signalNumber(signal: NodeJS.Signals | number): number {
   return n
 }
 
-function socketFor(fd: number | null | undefined, readable: boolean): Socket | undefined {
+/**
+ * The one read buffer every reused-buffer reader shares. Safe to share: libuv reads into it
+ * and Node calls that socket's callback synchronously before the loop performs any other
+ * read, and callbacks must not keep a reference to it.
+ */
+let sharedReadBuffer: Buffer | undefined
+const READ_BUFFER_BYTES = 64 * 1024
+
+function socketFor(fd: number | null | undefined, readable: boolean, reader?: ChildReader): Socket | undefined {
   if (fd === null || fd === undefined) return undefined
-  return new Socket({ fd, readable, writable: !readable })
+  if (reader === undefined) return new Socket({ fd, readable, writable: !readable })
+  const buffer = (sharedReadBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES))
+  // Node documents and honours `onread` in the Socket constructor (verified on Node 20); the
+  // bundled @types only declare it on connect().
+  const opts: SocketConstructorOpts & { onread: OnReadOpts } = {
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer,
+      callback(n: number) {
+        reader(buffer, n)
+        return true
+      },
+    },
+  }
+  return new Socket(opts)
 }
 
 /** Starts a child, or throws SpawnError with the stage and errno that failed before exec. */
@@ -85,8 +119,8 @@ export function startChild(options: ChildOptions): Child {
   return {
     pid,
     stdin: socketFor(fds[0], false),
-    stdout: socketFor(fds[1], true),
-    stderr: socketFor(fds[2], true),
+    stdout: socketFor(fds[1], true, options.onread?.stdout),
+    stderr: socketFor(fds[2], true, options.onread?.stderr),
     extra: socketFor(fds[3], true),
     exit,
     get running() {

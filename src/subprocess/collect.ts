@@ -1,25 +1,26 @@
 /**
  * Bounded collection of one child output stream (stdout or stderr). A command may print
- * gigabytes; the host keeps only the last `maxBytes` in memory (a chunk deque trimmed at
- * the head, so memory stays flat however long the stream runs) and, when asked, writes
- * the complete stream to a private spill file up to a second cap so the lost head stays
- * recoverable. Readers are offset-based and non-consuming, so independent readers never
+ * gigabytes; the host keeps only the last `maxBytes` in memory (a byte ring that grows
+ * geometrically up to `maxBytes` and then wraps, so memory stays flat however long the
+ * stream runs) and, when asked, writes the complete stream to a private spill file up to
+ * a second cap so the lost head stays recoverable. Readers are offset-based and non-consuming, so independent readers never
  * steal each other's output.
  *
- * Spill writes are SYNCHRONOUS, coalesced into ~256 KiB `writev` batches, so `finish()`
- * is synchronous and readers never wait. Measured on the 2-core dev VM (Node 20, spill on
- * ext4 /tmp, 256 MiB of `head -c … /dev/zero` per run, interleaved runs, medians):
- *   raw pipe loop, 15 rounds, MiB/s: plain read 877 · + writeSync per chunk 611 ·
- *     + writevSync batches of 128/256/512 KiB 668/660/707 (4 MiB: 467, cache-cold) ·
- *     + async fs.writev queue on the threadpool 509 (0.58x).
- *   bench/collect.bench.ts, this class, 9 rounds, two runs: peer 910/688 MiB/s;
- *     64 KiB tail + 512 MiB spill 0.78x/0.82x; tail only 0.94x/0.98x (pushing 256 MiB
- *     through the tail alone costs 0.6 ms: the rest is noise); collector RSS growth
- *     within 1 MiB of the peer's (Node's own pipe buffers dominate).
- * The spill costs one extra copy into the page cache, which no write strategy hides on
- * two cores, so the 1.0x-with-spill goal is NOT met here (~0.8x). Async loses outright:
- * the writer thread competes with the producer and the reader, copies cache-cold
- * buffers, and needs an unbounded queue or backpressure that the collector cannot apply.
+ * Every push COPIES (into the ring and, when spilling, into one reused 256 KiB staging
+ * buffer written with `writeSync` when full), so callers may reuse their buffer at once
+ * (managed-process.ts reads the pipe into one recycled buffer via the socket's `onread`
+ * option and calls `pushCopy`) and the steady state allocates nothing per chunk. Spill
+ * writes are SYNCHRONOUS, so `finish()` is synchronous and readers never wait; async
+ * writes lost outright in earlier measurements (threadpool contention on two cores).
+ *
+ * Measured on the 2-core dev VM (Node 20, bench/throughput.mjs: 256 MiB of /dev/zero,
+ * 64 KiB tail, interleaved with child_process.spawn; the box was shared, so MB/s is noisy
+ * and the ratios are what carry), three runs each, before → after this design (which
+ * replaced a deque of owned 'data' chunks plus writev batches of chunk references):
+ *   + 512 MiB spill: 1.12/0.85/1.08× node → 1.81/1.82/1.38×; peak RSS growth 31–41 MiB → ≤ 1.1 MiB
+ *   tail only:       1.35/1.16/1.49× node → 3.03/2.85/2.19×; peak RSS growth 35–46 MiB → ≤ 1.5 MiB
+ * (the change removed both the per-read Buffer allocation and the retained chunk objects;
+ * their shares of the gain were not measured separately).
  */
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
@@ -45,28 +46,25 @@ export interface OutputCollectorOptions extends SubprocessCollect {
   pid?: number | undefined
 }
 
-/** Spill writes are coalesced until this many bytes are pending. */
+/** Spill writes are staged in one buffer of this size and written when it is full. */
 const SPILL_BATCH_BYTES = 256 * 1024
-/** ...or this many chunks (keeps each writev well under IOV_MAX). */
-const SPILL_BATCH_CHUNKS = 512
-/** Chunks shorter than this are copied into a shared stage buffer instead of kept as objects. */
-const SMALL_CHUNK_BYTES = 512
-const STAGE_BYTES = 8 * 1024
+/** First ring allocation (or maxBytes when smaller); it then doubles up to maxBytes. */
+const RING_INITIAL_BYTES = 4096
 
 let spillCounter = 0
 
 type SpillState =
   | 'off' // spilling not requested
   | 'idle' // requested, stream has not overflowed yet
-  | 'open' // file holds the stream so far (plus `pending`)
+  | 'open' // file holds the stream so far (plus the staged bytes)
   | 'closed' // finished and closed: file holds the complete stream
   | 'discarded' // stream exceeded the spill cap: no file
   | 'failed' // an I/O error: no file (see `spillError`)
 
 /**
  * The bounded tail (and optional spill file) of one output stream; implements the
- * non-consuming {@link SubprocessOutputReader}. `push` takes ownership of each chunk:
- * the caller must not mutate a buffer after pushing it.
+ * non-consuming {@link SubprocessOutputReader}. `push`/`pushCopy` copy what they keep:
+ * the caller may reuse its buffer as soon as the call returns.
  */
 export class OutputCollector implements SubprocessOutputReader {
   /** The stream this collector holds. */
@@ -78,24 +76,19 @@ export class OutputCollector implements SubprocessOutputReader {
   readonly #spillDir: (() => string) | undefined
   readonly #pid: number
 
-  // Tail deque: ring[ringStart..] are the retained chunks; the first has `headSkip` bytes
-  // already dropped. `retained` = bytes in the window.
-  #ring: (Buffer | undefined)[] = []
-  #ringStart = 0
-  #headSkip = 0
+  // Tail ring: `#retained` bytes starting at `#ring[#head]`, wrapping at `#ring.length`.
+  // The ring grows (linearised, head 0) until it is `maxBytes` long; only then does it wrap.
+  #ring: Buffer | undefined
+  #head = 0
   #retained = 0
   #total = 0
-  // Small-chunk stage: the last ring entry may be a growing view of `#stage`.
-  #stage: Buffer | undefined
-  #stageUsed = 0
-  #stageViewStart = 0
-  #lastIsStage = false
 
   #spillState: SpillState
   #spillPath: string | undefined
   #spillFd = -1
-  #pending: Buffer[] = []
-  #pendingBytes = 0
+  // Spill staging: bytes [0, #staged) of #stage are written to the file but not yet flushed.
+  #stage: Buffer | undefined
+  #staged = 0
   #spillError: Error | undefined
   #finished = false
 
@@ -154,13 +147,24 @@ export class OutputCollector implements SubprocessOutputReader {
     return this.#spillError
   }
 
-  /** Appends one chunk; never throws for I/O (a spill failure only disables the spill). Ignored after finish. */
+  /**
+   * Appends one chunk (copied: the caller may reuse it at once); never throws for I/O (a
+   * spill failure only disables the spill). Ignored after finish.
+   */
   push(chunk: Buffer): void {
-    if (this.#finished || chunk.length === 0) return
-    const total = this.#total + chunk.length
-    this.#spill(chunk, total)
+    this.pushCopy(chunk, 0, chunk.length)
+  }
+
+  /**
+   * Appends bytes `[start, end)` of `buf`, copying them; allocation-free once the ring and
+   * the spill stage exist. Same semantics as {@link push}.
+   */
+  pushCopy(buf: Buffer, start: number, end: number): void {
+    if (this.#finished || end <= start) return
+    const total = this.#total + (end - start)
+    if (this.#spillState !== 'off') this.#spill(buf, start, end, total)
     this.#total = total
-    this.#appendTail(chunk)
+    this.#appendTail(buf, start, end)
   }
 
   /**
@@ -170,7 +174,6 @@ export class OutputCollector implements SubprocessOutputReader {
   finish(): void {
     if (this.#finished) return
     this.#finished = true
-    this.#stage = undefined
     if (this.#spillState !== 'open') return
     try {
       this.#flush()
@@ -187,6 +190,7 @@ export class OutputCollector implements SubprocessOutputReader {
       this.#fail(error)
       return
     }
+    this.#stage = undefined
     this.#spillState = 'closed'
   }
 
@@ -236,92 +240,91 @@ export class OutputCollector implements SubprocessOutputReader {
 
   // --- tail ---------------------------------------------------------------------------
 
-  #appendTail(chunk: Buffer): void {
+  #appendTail(src: Buffer, start: number, end: number): void {
     const max = this.maxBytes
-    if (chunk.length >= max) {
-      // The chunk alone fills the window: drop everything, keep its last `max` bytes
-      // (copied when trimmed, so a huge chunk's backing store is not retained).
-      this.#ring = max === 0 ? [] : [chunk.length === max ? chunk : Buffer.from(chunk.subarray(chunk.length - max))]
-      this.#ringStart = 0
-      this.#headSkip = 0
+    if (max === 0) return
+    const n = end - start
+    if (n >= max) {
+      // The chunk alone fills the window: keep its last `max` bytes.
+      const ring = this.#ensureRing(max)
+      src.copy(ring, 0, end - max, end)
+      this.#head = 0
       this.#retained = max
-      this.#lastIsStage = false
       return
     }
-    if (chunk.length < SMALL_CHUNK_BYTES) {
-      this.#appendSmall(chunk)
+    const need = this.#retained + n
+    let ring = this.#ring
+    if (ring === undefined || (need > ring.length && ring.length < max)) {
+      ring = this.#grow(Math.min(max, Math.max(need, RING_INITIAL_BYTES, ring === undefined ? 0 : ring.length * 2)))
+    }
+    const cap = ring.length
+    // Write at the tail position; when full this overwrites exactly the oldest bytes dropped.
+    let at = this.#head + this.#retained
+    if (at >= cap) at -= cap
+    const first = Math.min(n, cap - at)
+    src.copy(ring, at, start, start + first)
+    if (first < n) src.copy(ring, 0, start + first, end)
+    if (need > cap) {
+      let head = this.#head + (need - cap)
+      if (head >= cap) head -= cap
+      this.#head = head
+      this.#retained = cap
     } else {
-      this.#ring.push(chunk)
-      this.#lastIsStage = false
-    }
-    this.#retained += chunk.length
-    this.#trim()
-  }
-
-  #appendSmall(chunk: Buffer): void {
-    let stage = this.#stage
-    if (stage !== undefined && this.#lastIsStage && this.#stageUsed + chunk.length <= stage.length) {
-      chunk.copy(stage, this.#stageUsed)
-      this.#stageUsed += chunk.length
-      this.#ring[this.#ring.length - 1] = stage.subarray(this.#stageViewStart, this.#stageUsed)
-      return
-    }
-    if (stage === undefined || this.#stageUsed + chunk.length > stage.length) {
-      stage = Buffer.allocUnsafeSlow(STAGE_BYTES)
-      this.#stage = stage
-      this.#stageUsed = 0
-    }
-    this.#stageViewStart = this.#stageUsed
-    chunk.copy(stage, this.#stageUsed)
-    this.#stageUsed += chunk.length
-    this.#ring.push(stage.subarray(this.#stageViewStart, this.#stageUsed))
-    this.#lastIsStage = true
-  }
-
-  #trim(): void {
-    let excess = this.#retained - this.maxBytes
-    while (excess > 0) {
-      const first = this.#ring[this.#ringStart]!
-      const available = first.length - this.#headSkip
-      if (available <= excess) {
-        this.#ring[this.#ringStart] = undefined
-        this.#ringStart += 1
-        this.#headSkip = 0
-        this.#retained -= available
-        excess -= available
-      } else {
-        this.#headSkip += excess
-        this.#retained -= excess
-        excess = 0
-      }
-    }
-    if (this.#ringStart >= this.#ring.length) {
-      this.#ring = []
-      this.#ringStart = 0
-      this.#lastIsStage = false
-    } else if (this.#ringStart > 64 && this.#ringStart * 2 > this.#ring.length) {
-      this.#ring = this.#ring.slice(this.#ringStart)
-      this.#ringStart = 0
+      this.#retained = need
     }
   }
 
-  /** Bytes [from, to) of the stream; both must lie inside the retained window. */
+  /** The ring, at least `size` long (contents discarded when it is reallocated). */
+  #ensureRing(size: number): Buffer {
+    if (this.#ring === undefined || this.#ring.length < size) this.#ring = Buffer.allocUnsafeSlow(size)
+    return this.#ring
+  }
+
+  /** Reallocates the ring at `size` (≥ retained), linearising the retained bytes at 0. */
+  #grow(size: number): Buffer {
+    const next = Buffer.allocUnsafeSlow(size)
+    if (this.#retained > 0) this.#copyOut(this.#total - this.#retained, this.#total, next, 0)
+    this.#ring = next
+    this.#head = 0
+    return next
+  }
+
+  /** Copies stream bytes [from, to) (inside the window) into `target` at `offset`. */
+  #copyOut(from: number, to: number, target: Buffer, offset: number): void {
+    this.#forEachPart(from, to, (part, s, e) => {
+      offset += part.copy(target, offset, s, e)
+    })
+  }
+
+  /** Calls `fn` with the (at most two) ring ranges holding stream bytes [from, to). */
+  #forEachPart(from: number, to: number, fn: (ring: Buffer, start: number, end: number) => void): void {
+    const ring = this.#ring
+    if (ring === undefined || from >= to) return
+    const cap = ring.length
+    let at = this.#head + (from - (this.#total - this.#retained))
+    if (at >= cap) at -= cap
+    const n = to - from
+    const first = Math.min(n, cap - at)
+    fn(ring, at, at + first)
+    if (first < n) fn(ring, 0, n - first)
+  }
+
+  /** Bytes [from, to) of the stream; both must lie inside the retained window. A view when contiguous. */
   #slice(from: number, to: number): Buffer {
-    if (from >= to) return Buffer.alloc(0)
-    const parts: Buffer[] = []
-    let pos = this.#total - this.#retained - this.#headSkip // absolute offset of ring[ringStart][0]
-    for (let i = this.#ringStart; i < this.#ring.length && pos < to; i++) {
-      const buf = this.#ring[i]!
-      const end = pos + buf.length
-      if (end > from) parts.push(buf.subarray(Math.max(from - pos, 0), Math.min(to - pos, buf.length)))
-      pos = end
-    }
-    return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+    const ring = this.#ring
+    if (ring === undefined || from >= to) return Buffer.alloc(0)
+    const cap = ring.length
+    let at = this.#head + (from - (this.#total - this.#retained))
+    if (at >= cap) at -= cap
+    if (at + (to - from) <= cap) return ring.subarray(at, at + (to - from))
+    const out = Buffer.allocUnsafe(to - from)
+    this.#copyOut(from, to, out, 0)
+    return out
   }
 
   // --- spill --------------------------------------------------------------------------
 
-  #spill(chunk: Buffer, total: number): void {
+  #spill(src: Buffer, start: number, end: number, total: number): void {
     const state = this.#spillState
     if (state === 'idle') {
       if (total <= this.maxBytes) return
@@ -337,15 +340,14 @@ export class OutputCollector implements SubprocessOutputReader {
         this.#fail(error)
         return
       }
-      const head = this.#slice(this.#total - this.#retained, this.#total)
-      if (head.length > 0) this.#enqueue(head)
-      this.#enqueue(chunk)
+      this.#forEachPart(this.#total - this.#retained, this.#total, (ring, s, e) => this.#enqueue(ring, s, e))
+      this.#enqueue(src, start, end)
     } else if (state === 'open') {
       if (total > this.spillMaxBytes!) {
         this.#discard()
         return
       }
-      this.#enqueue(chunk)
+      this.#enqueue(src, start, end)
     }
   }
 
@@ -362,36 +364,35 @@ export class OutputCollector implements SubprocessOutputReader {
     fs.fchmodSync(fd, 0o600) // exact mode whatever the umask
   }
 
-  #enqueue(buf: Buffer): void {
-    this.#pending.push(buf)
-    this.#pendingBytes += buf.length
-    if (this.#pendingBytes >= SPILL_BATCH_BYTES || this.#pending.length >= SPILL_BATCH_CHUNKS) {
-      this.#flushQuietly()
+  /** Stages (or, for a large run with an empty stage, writes directly) bytes [start, end) of `src`. */
+  #enqueue(src: Buffer, start: number, end: number): void {
+    while (start < end && this.#spillState === 'open') {
+      const stage = (this.#stage ??= Buffer.allocUnsafeSlow(SPILL_BATCH_BYTES))
+      if (this.#staged === 0 && end - start >= stage.length) {
+        try {
+          writeAll(this.#spillFd, src, start, end)
+        } catch (error) {
+          this.#fail(error)
+        }
+        return
+      }
+      const n = Math.min(end - start, stage.length - this.#staged)
+      src.copy(stage, this.#staged, start, start + n)
+      this.#staged += n
+      start += n
+      if (this.#staged === stage.length) this.#flushQuietly()
     }
   }
 
-  /** Writes every pending buffer; throws on I/O error. */
+  /** Writes the staged bytes; throws on I/O error. */
   #flush(): void {
-    let bufs = this.#pending
-    this.#pending = []
-    this.#pendingBytes = 0
-    while (bufs.length > 0) {
-      let written = bufs.length === 1 ? fs.writeSync(this.#spillFd, bufs[0]!) : fs.writevSync(this.#spillFd, bufs)
-      // Partial write: drop what was written and retry the rest.
-      let i = 0
-      while (i < bufs.length && written >= bufs[i]!.length) {
-        written -= bufs[i]!.length
-        i += 1
-      }
-      if (i === bufs.length) return
-      const rest = bufs.slice(i)
-      rest[0] = rest[0]!.subarray(written)
-      bufs = rest
-    }
+    const n = this.#staged
+    this.#staged = 0
+    if (n > 0) writeAll(this.#spillFd, this.#stage!, 0, n)
   }
 
   #flushQuietly(): void {
-    if (this.#spillState !== 'open' || this.#pendingBytes === 0) return
+    if (this.#spillState !== 'open' || this.#staged === 0) return
     try {
       this.#flush()
     } catch (error) {
@@ -413,8 +414,8 @@ export class OutputCollector implements SubprocessOutputReader {
   }
 
   #drop(): void {
-    this.#pending = []
-    this.#pendingBytes = 0
+    this.#stage = undefined
+    this.#staged = 0
     if (this.#spillFd >= 0) {
       try {
         fs.closeSync(this.#spillFd)
@@ -432,6 +433,11 @@ export class OutputCollector implements SubprocessOutputReader {
       this.#spillPath = undefined
     }
   }
+}
+
+/** Writes bytes [start, end) of `buf` to `fd`, retrying partial writes; throws on I/O error. */
+function writeAll(fd: number, buf: Buffer, start: number, end: number): void {
+  while (start < end) start += fs.writeSync(fd, buf, start, end - start)
 }
 
 /** Count of leading UTF-8 continuation bytes (at most 3): where a cut split a character. */

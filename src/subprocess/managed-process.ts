@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net'
 import { isSpawnError, SpawnError } from '../policy/errors.js'
-import { signalName, startChild, type Child, type ChildExit } from './child.js'
+import { signalName, startChild, type Child, type ChildExit, type ChildReader } from './child.js'
 import { OutputCollector } from './collect.js'
 import { StdioKind } from './native.js'
 import { groupAlive } from './process-group.js'
@@ -93,6 +93,20 @@ export class ManagedProcess implements SubprocessHandle {
     }
     this.collected = collectors
 
+    // Collect-mode streams are read into one recycled buffer and copied into the collector
+    // (no allocation per chunk); a streaming callback gets its own copy.
+    const onOutput = spec.onOutput
+    const readerFor = (stream: 'stdout' | 'stderr'): ChildReader | undefined => {
+      const collector = collectors[stream]
+      if (collector === undefined) return undefined
+      return onOutput
+        ? (buf, n) => {
+            collector.pushCopy(buf, 0, n)
+            onOutput(Buffer.from(buf.subarray(0, n)), stream)
+          }
+        : (buf, n) => collector.pushCopy(buf, 0, n)
+    }
+
     let child: Child | undefined
     let failure: unknown
     try {
@@ -103,6 +117,7 @@ export class ManagedProcess implements SubprocessHandle {
         stdio: [stdinKind, outputKind(spec.stdio.stdout), outputKind(spec.stdio.stderr)],
         extraPipe: this.supervised,
         confinement: spec.confinement?.plan,
+        onread: { stdout: readerFor('stdout'), stderr: readerFor('stderr') },
       })
     } catch (error) {
       failure = error
@@ -132,11 +147,7 @@ export class ManagedProcess implements SubprocessHandle {
       const socket = child[stream]
       const collector = collectors[stream]
       if (socket && collector) {
-        const onOutput = spec.onOutput
-        socket.on('data', onOutput ? (chunk: Buffer) => {
-          collector.push(chunk)
-          onOutput(chunk, stream)
-        } : (chunk: Buffer) => collector.push(chunk))
+        // Data arrives through the reader given to startChild (no 'data' events).
         socket.on('error', () => {})
         drained.push(socket)
       }
