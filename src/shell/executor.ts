@@ -69,6 +69,7 @@ export class LocalShellExecutor extends ShellExecutor {
   private readonly ownsRuntime: boolean
   private readonly registry: ShellEnvRegistry | undefined
   private readonly leftovers = new Set<Promise<unknown>>()
+  private readonly writableMemo = new Map<string, string[]>()
 
   constructor(init: LocalShellExecutorInit = {}) {
     super()
@@ -138,12 +139,20 @@ export class LocalShellExecutor extends ShellExecutor {
       return { spec: base, mode: policy.mode, backend: undefined, enforcement: undefined, writable: [] }
     }
     const confined = this.sandbox.confine(base, policy)
-    const grants = grantsFor(policy, confined.tempDir === undefined ? {} : { tempDir: confined.tempDir })
-    const writable = [
-      ...grants.writable.map((g) => g.path),
-      ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path),
-    ]
-    return { spec: confined.spec, mode: policy.mode, backend: confined.backend, enforcement: confined.enforcement, writable }
+    return { spec: confined.spec, mode: policy.mode, backend: confined.backend, enforcement: confined.enforcement, writable: this.writableUnder(policy, confined.tempDir) }
+  }
+
+  /** What `policy` lets a command write (for denial facts), memoised per policy: grants are pure. */
+  private writableUnder(policy: SandboxExecutionPolicy, tempDir: string | undefined): string[] {
+    const key = `${tempDir ?? ''}\0${JSON.stringify(policy)}`
+    let writable = this.writableMemo.get(key)
+    if (writable === undefined) {
+      const grants = grantsFor(policy, tempDir === undefined ? {} : { tempDir })
+      writable = [...grants.writable.map((g) => g.path), ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path)]
+      if (this.writableMemo.size >= 64) this.writableMemo.delete(this.writableMemo.keys().next().value as string)
+      this.writableMemo.set(key, writable)
+    }
+    return writable
   }
 
   /** Sandbox facts of a finished run (undefined when unsandboxed). */
