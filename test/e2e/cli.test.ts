@@ -1,14 +1,14 @@
 // The `cordon` CLI as a person runs it: a real child process of bin/cordon.js (over dist/).
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { requireBackend } from '../support/backends.js'
+import { scratchDir } from '../support/scratch.js'
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-cli-')))
-const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-cli-out-')))
+const root = scratchDir('cordon-cli')
+const outside = scratchDir('cordon-cli-out')
 
 function cordon(args: string[], cwd = root) {
   const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000 })

@@ -1,7 +1,6 @@
 // LocalShellExecutor against real processes and the real sandbox: the reference's bash-local
 // and bash-sandbox scenarios (defaults, caps, deadlines, background jobs, sandbox facts).
-import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
@@ -11,9 +10,10 @@ import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { requireBackend } from '../support/backends.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
+import { scratchDir } from '../support/scratch.js'
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-exec-')))
-const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-outside-')))
+const root = scratchDir('cordon-exec')
+const outside = scratchDir('cordon-outside')
 
 describe('unsandboxed executor: defaults and caps', () => {
   const ex = new LocalShellExecutor({ cwd: root, graceMs: 500 })

@@ -1,13 +1,14 @@
 // The native spawn core against real processes: exits, signals, pre-exec failure stages, fds.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { startChild, type ChildOptions } from '../../src/subprocess/child.js'
 import { loadNative, NativeLoadError, packageRoot, StdioKind } from '../../src/subprocess/native.js'
 import { isSpawnError, type SpawnError } from '../../src/policy/errors.js'
+import { scratchDir } from '../support/scratch.js'
+import { eventually } from '../support/processes.js'
 
 const env = Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]))
 const piped = [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] as const
@@ -83,7 +84,7 @@ describe('native spawn: exits and signals', () => {
 })
 
 describe('native spawn: failures before exec carry stage and errno', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-spawn-'))
+  const dir = scratchDir('cordon-spawn')
   const notExecutable = join(dir, 'script.sh')
   writeFileSync(notExecutable, '#!/bin/sh\necho hi\n')
   chmodSync(notExecutable, 0o644)
@@ -155,8 +156,10 @@ function zombieChildren(): string[] {
 describe('native spawn: descriptors', () => {
   it('the child holds exactly its stdio and nothing of the host', async () => {
     const child = startChild({ argv: ['sleep', '5'], env, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
-    const fds = readdirSync(`/proc/${child.pid}/fd`).sort()
-    expect(fds).toEqual(['0', '1', '2'])
+    // sleep briefly opens its own files (locale) at start-up; a host fd would stay for good.
+    const fdsOf = () => readdirSync(`/proc/${child.pid}/fd`).sort().join(',')
+    await eventually(() => fdsOf() === '0,1,2', 2000)
+    expect(fdsOf()).toBe('0,1,2')
     expect(readlinkSync(`/proc/${child.pid}/fd/0`)).toBe('/dev/null')
     expect(readlinkSync(`/proc/${child.pid}/fd/1`)).toMatch(/^pipe:/)
     expect(readlinkSync(`/proc/${child.pid}/fd/2`)).toMatch(/^pipe:/)
@@ -202,7 +205,7 @@ describe('native spawn: descriptors', () => {
   })
 
   it('searches the child PATH, skipping relative entries', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cordon-path-'))
+    const dir = scratchDir('cordon-path')
     writeFileSync(join(dir, 'hello-cordon'), '#!/bin/sh\necho found\n', { mode: 0o755 })
     const r = await run(['hello-cordon'], { env: [`PATH=.:${dir}:/bin`] })
     expect(r.stdout).toBe('found\n')
@@ -212,7 +215,7 @@ describe('native spawn: descriptors', () => {
 
 describe('addon loader', () => {
   it('names every path it tried and how to build when the binary is missing', () => {
-    const empty = mkdtempSync(join(tmpdir(), 'cordon-noaddon-'))
+    const empty = scratchDir('cordon-noaddon')
     let error: unknown
     try {
       loadNative(empty)

@@ -2,8 +2,7 @@
 // subprocess scenarios (collection, spill, env, termination, trees, disposal).
 import { createHash } from 'node:crypto'
 import { spawn as nodeSpawn, spawnSync } from 'node:child_process'
-import { createReadStream, mkdtempSync, readdirSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { createReadStream, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
@@ -12,8 +11,9 @@ import { isSpawnError } from '../../src/policy/errors.js'
 import { MAX_TIMER_DELAY_MS } from '../../src/subprocess/spec-schema.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
 import { invalid as invalidRequest } from '../support/invalid.js'
+import { scratchDir } from '../support/scratch.js'
 
-const runtime = new LocalSubprocessRuntime({ spillDir: mkdtempSync(join(tmpdir(), 'cordon-rt-')) })
+const runtime = new LocalSubprocessRuntime({ spillDir: scratchDir('cordon-rt') })
 afterAll(() => runtime.dispose())
 
 const collect = { maxBytes: 1 << 20 }
@@ -325,7 +325,7 @@ describe('disposal', () => {
   })
 
   it('removes spill files unless keepSpills', async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'cordon-spills-'))
+    const parent = scratchDir('cordon-spills')
     const rt = new LocalSubprocessRuntime({ spillDir: parent })
     const h = rt.spawn(spec(['seq', '1', '1000'], { stdio: { stdin: 'ignore', stdout: { maxBytes: 10, spill: { maxBytes: 1 << 20 } }, stderr: 'inherit' } }))
     await h.done
