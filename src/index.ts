@@ -39,3 +39,6 @@ export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from 
 export { classifyDenial } from './sandbox/facts.js'
 export { ShellExecutor, LocalShellExecutor, SHELL_ENV, type LocalShellExecutorInit, type ShellSandbox } from './shell/executor.js'
 export type { LocalShellExecutorOptions } from './shell/executor-options.js'
+export { createBashTool, type BashTool, type BashToolCall, type BashToolOptions, type BashToolResult } from './tool/bash-tool.js'
+export type { Approval, ApprovalRequest } from './tool/approval.js'
+export type { ApprovalOutcome } from './policy/widen.js'
