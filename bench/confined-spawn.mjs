@@ -6,6 +6,9 @@
  *   cordon.plain     cordon's native startChild, unconfined
  *   cordon.ro        LocalSandbox.confine(read-only) + startChild with the plan (cached ruleset)
  *   cordon.ww        the same under workspace-write (partial enforcement under Landlock)
+ *   cordon.bwrap.ro  LocalSandbox pinned to bubblewrap: confine(read-only) + startChild of the
+ *                    bwrap argv it returns (with its launch plan: no_new_privs + seccomp)
+ *   cordon.bwrap.ww  the same under workspace-write (full enforcement under bubblewrap)
  *   node.spawn       child_process.spawn, unconfined, awaiting 'close'
  *   bwrap            child_process.spawn of `bwrap --ro-bind / / --dev /dev --proc /proc
  *                    --die-with-parent -- /bin/true` (skipped when bwrap is missing/unusable)
@@ -35,7 +38,7 @@ const TRUE = '/bin/true'
 const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-ws-')))
 
-const sandbox = await LocalSandbox.create()
+const sandbox = await LocalSandbox.create({ backends: ['landlock'] })
 const cap = sandbox.capabilities.backends.landlock
 if (!cap?.usable) {
   console.error(`confined-spawn: Landlock is unusable here: ${cap?.reason}`)
@@ -44,6 +47,8 @@ if (!cap?.usable) {
 const bwrapArgs = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--die-with-parent', '--', TRUE]
 const bwrapOk = spawnSync('bwrap', bwrapArgs, { stdio: 'ignore' }).status === 0
 if (!bwrapOk) console.log('confined-spawn: bwrap missing or unusable; its column is skipped (apt-get install -y bubblewrap)')
+const bwrapSandbox = await LocalSandbox.create({ backends: ['bubblewrap'] })
+const bwrapBackend = bwrapSandbox.capabilities.backends.bubblewrap?.usable === true
 
 const closed = (s) => (s === undefined || s.closed ? Promise.resolve() : new Promise((r) => s.once('close', r)))
 const drain = (s) => {
@@ -56,10 +61,10 @@ function check(exit, who) {
 }
 
 const spec = { argv: [TRUE], cwd: root, stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }, graceMs: 5000 }
-async function cordon(policy, who) {
+async function cordon(policy, who, sb = sandbox) {
   const t0 = now()
-  const plan = policy ? sandbox.confine(spec, policy).spec.confinement.plan : undefined
-  const c = startChild({ argv: [TRUE], env: envArray, cwd: root, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe], confinement: plan })
+  const confined = policy ? sb.confine(spec, policy).spec : spec
+  const c = startChild({ argv: confined.argv, env: envArray, cwd: root, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe], confinement: confined.confinement?.plan })
   const [exit] = await Promise.all([c.exit, drain(c.stdout), drain(c.stderr)])
   check(exit, who)
   return usSince(t0)
@@ -86,6 +91,12 @@ const peers = {
   'cordon.plain': () => cordon(undefined, 'cordon.plain'),
   'cordon.ro': () => cordon({ mode: 'read-only', workspaceRoot: root }, 'cordon.ro'),
   'cordon.ww': () => cordon({ mode: 'workspace-write', workspaceRoot: root, sessionId: 'bench' }, 'cordon.ww'),
+  ...(bwrapBackend
+    ? {
+        'cordon.bwrap.ro': () => cordon({ mode: 'read-only', workspaceRoot: root }, 'cordon.bwrap.ro', bwrapSandbox),
+        'cordon.bwrap.ww': () => cordon({ mode: 'workspace-write', workspaceRoot: root, sessionId: 'bench' }, 'cordon.bwrap.ww', bwrapSandbox),
+      }
+    : {}),
   'node.spawn': () => node(TRUE, [], 'node.spawn'),
   ...(bwrapOk ? { bwrap: () => node('bwrap', bwrapArgs, 'bwrap') } : {}),
 }
@@ -113,6 +124,12 @@ ratioLine('confined_ro_vs_cordon_plain', m('cordon.ro') / m('cordon.plain'))
 ratioLine('confined_ww_vs_node', m('cordon.ww') / base)
 ratioLine('confined_ww_vs_cordon_plain', m('cordon.ww') / m('cordon.plain'))
 if (bwrapOk) ratioLine('bwrap_vs_node', m('bwrap') / base)
+if (bwrapBackend) {
+  ratioLine('bwrap_confined_ro_vs_landlock_ro', m('cordon.bwrap.ro') / m('cordon.ro'))
+  ratioLine('bwrap_confined_ww_vs_landlock_ww', m('cordon.bwrap.ww') / m('cordon.ww'))
+  ratioLine('bwrap_confined_ww_vs_cordon_plain', m('cordon.bwrap.ww') / m('cordon.plain'))
+}
 ratioLine('probe_vs_cordon_plain_spawn', median(probeSamples) / m('cordon.plain'))
 await sandbox.dispose()
+await bwrapSandbox.dispose()
 rmSync(root, { recursive: true, force: true })

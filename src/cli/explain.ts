@@ -1,10 +1,12 @@
 /**
  * `cordon explain`: the resolved policy, the backend the chain picks and why, and the exact rules
- * it would apply (Landlock rights per path, seccomp refusals), without running anything.
+ * it would apply (Landlock rights per path and seccomp refusals, or the bwrap argv), without
+ * running anything.
  */
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
 import type { SandboxPolicy } from '../policy/vocabulary.js'
+import { bubblewrapArgv } from '../sandbox/bubblewrap.js'
 import { FS, NET, planRuleset, SCOPE, statPath } from '../sandbox/landlock.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { hostSeccompArch, seccompRulesFor } from '../sandbox/seccomp.js'
@@ -41,6 +43,25 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
       return { policy, backend: 'none', error: { name: error.name, code: error.code, message: error.message }, capabilities: caps }
     }
     const grants = grantsFor(policy, { tempDir: '/tmp/cordon-tmp-<session>' })
+    const why = `${choice.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${choice.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
+    if (choice.backend === 'bubblewrap') {
+      const argv = bubblewrapArgv(grants, {
+        bwrapPath: choice.capability.executable ?? 'bwrap',
+        network: policy.network ?? 'inherit',
+        tempDir: grants.tempDir,
+        cwd: process.cwd(),
+        command: ['bash', '-c', '<command>'],
+      })
+      return {
+        policy,
+        backend: choice.backend,
+        enforcement: choice.enforcement,
+        why,
+        limitations: choice.capability.limitations,
+        bubblewrap: { version: choice.capability.version, argv },
+        capabilities: 'bwrap drops every capability inside (--cap-drop ALL); no_new_privs' + (choice.capability.seccomp ? '; seccomp refuses io_uring and foreign-architecture syscalls' : ''),
+      }
+    }
     const abi = choice.capability.abi ?? 0
     // The session temp dir does not exist until a run: explain it as the directory it will be.
     const plan = planRuleset(grants, abi, (path) => (path.includes('<session>') ? { dev: 0, ino: 0, directory: true } : statPath(path)))
@@ -50,7 +71,7 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
       policy,
       backend: choice.backend,
       enforcement: choice.enforcement,
-      why: `${choice.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${choice.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`,
+      why,
       limitations: choice.capability.limitations,
       landlock: {
         abi,
@@ -84,6 +105,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
     limitations?: string[]
     landlock?: { abi: number; handledFs: string[]; handledNet: string[]; scoped: string[]; rules: { path: string; allowed: string[]; origin: string }[] }
     seccomp?: { arch: string; refuse: string[]; refuseIoctls: string[]; socketFamiliesAllowed: number[] | 'all' }
+    bubblewrap?: { version?: string; argv: string[] }
     capabilities?: string
   }
   const p = r.policy
@@ -104,6 +126,10 @@ export function renderExplanation(report: Record<string, unknown>): string {
     lines.push(`seccomp (${s.arch}): refuse foreign-architecture and x32 syscalls; refuse ${s.refuse.join(' ')}`)
     if (s.refuseIoctls.length) lines.push(`  refuse ioctl ${s.refuseIoctls.join(' ')}`)
     lines.push(`  sockets: ${s.socketFamiliesAllowed === 'all' ? 'every family' : 'AF_UNIX only'}`)
+  }
+  if (r.bubblewrap) {
+    lines.push(`bubblewrap${r.bubblewrap.version ? ` (${r.bubblewrap.version})` : ''} argv:`)
+    lines.push(`  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`)
   }
   if (r.capabilities) lines.push(`capabilities: ${r.capabilities}`)
   return `${lines.join('\n')}\n`

@@ -48,3 +48,20 @@ export function landlockEnforcement(
   const ungoverned = promisedClasses(network).filter((c) => !governed.includes(c))
   return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', governed, ungoverned }
 }
+
+/**
+ * The effect classes bubblewrap governs, for either confined mode: content, names and metadata
+ * outside the writable binds (a read-only bind refuses all three with EROFS, chmod and utime
+ * included, while they stay allowed inside the roots), network (`--unshare-net` when denied),
+ * and signals (`--unshare-pid`: host processes cannot be named, so they cannot be signalled).
+ */
+export function bubblewrapGovernedClasses(): EffectClass[] {
+  return ['content', 'names', 'metadata', 'network', 'signals']
+}
+
+/** bubblewrap's account for a mode and network policy: `full`, as every promised class is governed. */
+export function bubblewrapEnforcement(network: NetworkPolicy): EnforcementAccount {
+  const governed = bubblewrapGovernedClasses()
+  const ungoverned = promisedClasses(network).filter((c) => !governed.includes(c))
+  return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', governed, ungoverned }
+}

@@ -1,7 +1,8 @@
 /**
  * LocalSandbox: the sandbox floor's face. It probes once (cached), then turns a spawn spec and a
  * policy into the same spec carrying a confinement plan the native child applies to itself
- * before exec — or throws SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a
+ * before exec (Landlock), or the spec's argv wrapped in a `bwrap` argv (bubblewrap) — or throws
+ * SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a
  * confined mode, and `danger-full-access` never asks a backend.
  *
  * Under `workspace-write` each session gets a private temp dir (0700, under os.tmpdir()), granted
@@ -11,8 +12,8 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
-import { grantsFor } from '../policy/grants.js'
+import { errnoName, InvalidRequestError, SandboxUnavailableError } from '../policy/errors.js'
+import { grantsFor, type SandboxGrants } from '../policy/grants.js'
 import {
   isConfinedMode,
   type SandboxEnforcement,
@@ -21,6 +22,8 @@ import {
 } from '../policy/vocabulary.js'
 import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import { bubblewrapArgv } from './bubblewrap.js'
+import { bubblewrapLaunchPlan } from './bubblewrap-probe.js'
 import { planRuleset, RulesetBuildError, RulesetCache, statPath, type LandlockRule, type LandlockRulesetPlan } from './landlock.js'
 import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
 import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
@@ -42,6 +45,8 @@ export interface LocalSandboxOptions {
   capabilities?: SandboxCapabilities
   /** Most Landlock rulesets kept open; default 16. */
   rulesetCacheSize?: number
+  /** The PATH the probe searches for `bwrap`; default `process.env.PATH`. */
+  searchPath?: string | undefined
 }
 
 /** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
@@ -59,6 +64,7 @@ export interface ConfinedSpawn {
 export class LocalSandbox {
   private readonly tempDirs = new Map<string, string>()
   private readonly plans = new Map<string, LandlockRulesetPlan>()
+  private readonly grantMemo = new Map<string, SandboxGrants>()
   private readonly rulesets: RulesetCache | undefined
   private readonly host: { setpcap: boolean; capLast: number; uid: number } | undefined
   private disposed = false
@@ -78,7 +84,7 @@ export class LocalSandbox {
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
   static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
     const chain = options.backends ?? SANDBOX_BACKENDS
-    const capabilities = options.capabilities ?? (await probeBackends(chain))
+    const capabilities = options.capabilities ?? (await probeBackends(chain, { searchPath: options.searchPath }))
     let native: NativeAddon | undefined
     if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
       try {
@@ -106,6 +112,34 @@ export class LocalSandbox {
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     }
     const tempDir = policy.mode === 'workspace-write' ? this.sessionTempDir(policy.sessionId) : undefined
+    if (choice.backend === 'bubblewrap') {
+      const bwrap = choice.capability.executable
+      if (bwrap === undefined) throw new SandboxUnavailableError(policy.mode, { reason: 'the probe recorded no bwrap executable' })
+      const grants = this.grantsFor(policy, tempDir)
+      // As under Landlock, a writable root is never skipped: a missing one is the caller's error.
+      const missing = grants.writable.filter((w) => !fs.existsSync(w.path))
+      if (missing.length > 0) {
+        throw new InvalidRequestError(
+          missing.map((w) => `${w.path}: a granted root does not exist (a writable root is never skipped)`),
+          { context: 'cannot build the bubblewrap argv' },
+        )
+      }
+      const argv = bubblewrapArgv(grants, {
+        bwrapPath: bwrap,
+        network: policy.network ?? 'inherit',
+        tempDir,
+        cwd: bare.cwd,
+        command: bare.argv,
+      })
+      const plan = bubblewrapLaunchPlan(native, choice.capability.seccomp === true)
+      const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
+      return {
+        spec: { ...bare, argv, ...(env === undefined ? {} : { env }), confinement: { backend: 'bubblewrap', mode: policy.mode, ...(plan ? { plan } : {}) } },
+        backend: choice.backend,
+        enforcement: choice.enforcement,
+        ...(tempDir === undefined ? {} : { tempDir }),
+      }
+    }
     let rulesetFd: number
     try {
       rulesetFd = this.rulesets.get(this.planFor(policy, tempDir, choice.capability.abi ?? 0))
@@ -152,6 +186,18 @@ export class LocalSandbox {
     return plan
   }
 
+  /** The grants of a policy, memoised (they are pure; a repeated policy skips the realpaths). */
+  private grantsFor(policy: SandboxExecutionPolicy, tempDir: string | undefined): SandboxGrants {
+    const key = `${tempDir ?? ''}\0${JSON.stringify(policy)}`
+    let grants = this.grantMemo.get(key)
+    if (grants === undefined) {
+      grants = grantsFor(policy, { tempDir })
+      this.grantMemo.set(key, grants)
+      if (this.grantMemo.size > PLAN_MEMO_SIZE) this.grantMemo.delete(this.grantMemo.keys().next().value as string)
+    }
+    return grants
+  }
+
   /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
   private sessionTempDir(sessionId: string | undefined): string {
     const key = sessionId ?? ''
@@ -175,6 +221,7 @@ export class LocalSandbox {
     this.disposed = true
     this.rulesets?.clear()
     this.plans.clear()
+    this.grantMemo.clear()
     const dirs = [...this.tempDirs.values()]
     this.tempDirs.clear()
     await Promise.all(dirs.map((d) => fs.promises.rm(d, { recursive: true, force: true })))

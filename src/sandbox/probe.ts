@@ -6,6 +6,7 @@
  * The Landlock canary runs under a `workspace-write` ruleset for a fresh directory's `allowed/`
  * and the `read-only` seccomp filter: it must be able to write `allowed/ok` (so it really ran)
  * and must be refused a write beside it and a chmod of its own file. The host checks the files.
+ * The bubblewrap probe (bwrap found on PATH, its own canary) lives in `bubblewrap-probe.ts`.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -17,10 +18,11 @@ import { startChild } from '../subprocess/child.js'
 import { loadNative, StdioKind, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import { landlockEnforcement, landlockGovernedClasses } from './enforcement.js'
 import { buildRuleset, KNOWN_ABI, planRuleset, RulesetBuildError } from './landlock.js'
+import { probeBubblewrap } from './bubblewrap-probe.js'
 import { hostSeccompArch, seccompFilterFor, type SeccompArch } from './seccomp.js'
 
-/** The backends cordon can drive on this platform. */
-export const SANDBOX_BACKENDS = ['landlock'] as const
+/** The backends cordon can drive on this platform, in preference order (Landlock is the fastest). */
+export const SANDBOX_BACKENDS = ['landlock', 'bubblewrap'] as const
 
 /** A backend's name. */
 export type SandboxBackendName = (typeof SANDBOX_BACKENDS)[number]
@@ -34,11 +36,13 @@ export interface BackendCapability {
   reason?: string
   /** What a person can do to make it usable, or to get `full` where it is `partial`. */
   remedy?: string
+  /** Absolute path of the runner executable (`bwrap`), when the backend has one. */
+  executable?: string
   /** Landlock ABI the kernel offers (absent when unknown). */
   abi?: number
   /** Human-readable version, e.g. `Landlock ABI 7 (driven at 7) + seccomp`. */
   version?: string
-  /** Whether the seccomp filter loads (metadata and non-unix socket refusals). */
+  /** Whether the seccomp filter loads (Landlock: metadata and socket refusals; bubblewrap: io_uring). */
   seccomp?: boolean
   /** Enforcement per confined mode with `network: 'inherit'` / `'deny'` (absent when unusable). */
   enforcement?: Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
@@ -71,7 +75,7 @@ export const LANDLOCK_LIMITATIONS: readonly string[] = [
 
 /** Remedy when the kernel has no Landlock at all. */
 export const REMEDY_NO_LANDLOCK =
-  'Boot a Linux kernel >= 5.13 built with CONFIG_SECURITY_LANDLOCK=y (ABI 5+, Linux 6.7+, for full read-only enforcement), install bubblewrap for the bubblewrap backend once available, or choose danger-full-access.'
+  'Boot a Linux kernel >= 5.13 built with CONFIG_SECURITY_LANDLOCK=y (ABI 5+, Linux 6.7+, for full read-only enforcement), install bubblewrap for the bubblewrap backend, or choose danger-full-access.'
 /** Remedy when Landlock is built in but not enabled at boot. */
 export const REMEDY_LANDLOCK_DISABLED =
   'Landlock is built into this kernel but not enabled: add "landlock" to the lsm= kernel parameter (e.g. lsm=landlock,lockdown,yama,integrity,apparmor,bpf) and reboot, or choose danger-full-access.'
@@ -160,7 +164,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
     remedy:
       partialWhy.length > 0
         ? partialWhy.join('; ')
-        : 'workspace-write is partial under Landlock (metadata outside the root); bubblewrap will be the full path.',
+        : 'workspace-write is partial under Landlock (metadata outside the root); the bubblewrap backend enforces it fully.',
   })
 }
 
@@ -285,15 +289,22 @@ async function canaryOnce(dir: string, plan: NativeConfinementPlan, seccomp: boo
 
 const probeCache = new Map<string, Promise<SandboxCapabilities>>()
 
+/** Options for probeBackends. */
+export interface ProbeBackendsOptions {
+  /** The PATH searched for runner executables (`bwrap`); default `process.env.PATH`. */
+  searchPath?: string | undefined
+}
+
 /** Probes each backend of `chain` once per process (cached, including unusable verdicts). */
-export function probeBackends(chain: readonly SandboxBackendName[] = SANDBOX_BACKENDS): Promise<SandboxCapabilities> {
-  const key = chain.join(',')
+export function probeBackends(chain: readonly SandboxBackendName[] = SANDBOX_BACKENDS, options: ProbeBackendsOptions = {}): Promise<SandboxCapabilities> {
+  const key = `${chain.join(',')}\0${options.searchPath ?? process.env['PATH'] ?? ''}`
   let cached = probeCache.get(key)
   if (!cached) {
     cached = (async () => {
       const backends: Partial<Record<SandboxBackendName, BackendCapability>> = {}
       for (const name of chain) {
         if (name === 'landlock') backends.landlock = await probeLandlock()
+        if (name === 'bubblewrap') backends.bubblewrap = await probeBubblewrap({ searchPath: options.searchPath })
       }
       return { platform: process.platform, chain: [...chain], backends }
     })()

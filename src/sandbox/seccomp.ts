@@ -239,3 +239,18 @@ export function seccompFilterFor(policy: SeccompPolicy): Buffer {
   }
   return filter
 }
+
+/**
+ * The filter loaded before `bwrap` is exec'd (inherited by the sandbox): the architecture check
+ * and io_uring only. bwrap itself needs mount, netlink and the metadata calls, and the bubblewrap
+ * backend governs metadata and network with its read-only binds and namespaces instead.
+ */
+export function bubblewrapLauncherFilter(arch: SeccompArch): Buffer {
+  const key = `${arch}/bubblewrap`
+  let filter = filterCache.get(key)
+  if (!filter) {
+    filter = encodeBpf(compileSeccompRules({ arch, refuse: IO_URING_SYSCALLS }))
+    filterCache.set(key, filter)
+  }
+  return filter
+}

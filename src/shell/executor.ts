@@ -11,7 +11,7 @@ import { grantsFor } from '../policy/grants.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from '../sandbox/facts.js'
-import { runnerFailureToError } from '../sandbox/runner-failure.js'
+import { bwrapFailureToError, bwrapRunnerFailure, runnerFailureToError } from '../sandbox/runner-failure.js'
 import { LocalSubprocessRuntime, type SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
@@ -202,6 +202,9 @@ export class LocalShellExecutor extends ShellExecutor {
       this.reapLeftovers(handle)
       const stdout = collectedOf(handle, 'stdout')
       const stderr = collectedOf(handle, 'stderr')
+      // bubblewrap reports its own refusal as text: nothing ran, so the run is SANDBOX_UNAVAILABLE.
+      const bwrapLine = prepared.backend === 'bubblewrap' ? bwrapRunnerFailure(outcome.exitCode, stderr.text) : undefined
+      if (bwrapLine !== undefined && prepared.mode) throw bwrapFailureToError(bwrapLine, prepared.mode)
       const cause = deadline.signal.aborted ? (deadline.signal.reason as unknown) : undefined
       const result: ShellRunResult = {
         exitCode: outcome.exitCode,

@@ -32,9 +32,9 @@ const SpawnSpecSchema = z
     env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
     confinement: z
       .object({
-        backend: z.literal('landlock'),
+        backend: z.union([z.literal('landlock'), z.literal('bubblewrap')]),
         mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
-        plan: z.object({}).passthrough(),
+        plan: z.object({}).passthrough().optional(),
       })
       .optional(),
     supervise: z.boolean().optional(),

@@ -86,14 +86,16 @@ export interface SubprocessStdio {
 /**
  * What the sandbox floor hands the runtime: a finished plan the native child applies to itself
  * before exec. Serialisable except for the fd it names (owned by the sandbox that built it).
+ * For `bubblewrap` the confinement is the `bwrap` argv itself; its plan (no_new_privs and a
+ * small seccomp filter, kept across the exec of bwrap) may be absent.
  */
 export interface SubprocessConfinement {
   /** The backend that built the plan (for facts and errors). */
-  backend: 'landlock'
+  backend: 'landlock' | 'bubblewrap'
   /** The sandbox mode the plan enforces. */
   mode: 'read-only' | 'workspace-write'
   /** The native steps: capabilities, no_new_privs, Landlock ruleset fd, seccomp program. */
-  plan: NativeConfinementPlan
+  plan?: NativeConfinementPlan | undefined
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */

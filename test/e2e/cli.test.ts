@@ -58,7 +58,7 @@ describe('cordon CLI', async () => {
 
   it.skipIf(!usable)('--writable allows exactly that directory, and partial enforcement is said', () => {
     const target = join(outside, 'w')
-    const r = cordon(['run', '--mode', 'workspace-write', '--writable', outside, '--', 'sh', '-c', `echo hi > ${target}`])
+    const r = cordon(['run', '--mode', 'workspace-write', '--backend', 'landlock', '--writable', outside, '--', 'sh', '-c', `echo hi > ${target}`])
     expect(r.status).toBe(0)
     expect(existsSync(target)).toBe(true)
     expect(r.stderr).toMatch(/enforced only partially by landlock/)
@@ -87,7 +87,7 @@ describe('cordon CLI', async () => {
   })
 
   it.skipIf(!usable)('explain names backend and root and the rules, running nothing', () => {
-    const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
+    const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny', '--backend', 'landlock'])
     expect(r.status).toBe(0)
     expect(r.stdout).toContain(`root ${root}`)
     expect(r.stdout).toMatch(/backend: landlock \(partial\)/)
@@ -95,6 +95,18 @@ describe('cordon CLI', async () => {
     expect(r.stdout).toMatch(/sockets: AF_UNIX only/)
     const json = JSON.parse(cordon(['explain', '--json']).stdout) as { backend: string; policy: { workspaceRoot: string } }
     expect(json).toMatchObject({ backend: 'landlock', policy: { workspaceRoot: root } })
+  })
+
+  it.skipIf(!usable)('explain shows the exact bwrap argv when bubblewrap is chosen', async () => {
+    if (!(await requireBackend('bubblewrap'))) return
+    const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/backend: bubblewrap \(full\)/)
+    expect(r.stdout).toContain(`--unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind ${root} ${root}`)
+    expect(r.stdout).toMatch(/--setenv TMPDIR \/tmp\/cordon-tmp-<session> --chdir \S+ -- bash -c/)
+    const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as { backend: string; bubblewrap?: { argv: string[] } }
+    expect(json.backend).toBe('bubblewrap')
+    expect(json.bubblewrap?.argv).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--remount-ro']))
   })
 
   it('--help on every verb', () => {

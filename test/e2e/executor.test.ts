@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { selectBackend } from '../../src/sandbox/select.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
@@ -223,11 +224,13 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(r.sandbox?.denied).toBe(false)
   })
 
-  it.skipIf(!usable)('an explicit workspace-write policy writes inside the root, is partial, and still denies outside', async () => {
+  it.skipIf(!usable)('an explicit workspace-write policy writes inside the root, reports the chosen backend, and still denies outside', async () => {
     const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
+    const chosen = selectBackend(sandbox.capabilities, policy)
     const inside = await ex.run(ex.resolve({ command: 'echo ok > inside.txt && cat inside.txt', sandboxPolicy: policy }))
     expect(inside).toMatchObject({ exitCode: 0, stdout: { text: 'ok\n' } })
-    expect(inside.sandbox).toMatchObject({ mode: 'workspace-write', denied: false, enforcement: 'partial' })
+    // Landlock alone is partial here; with bubblewrap in the chain it is chosen, and full.
+    expect(inside.sandbox).toMatchObject({ mode: 'workspace-write', denied: false, backend: chosen.backend, enforcement: chosen.enforcement })
     const out = await ex.run(ex.resolve({ command: `touch ${join(outside, 'w')}`, sandboxPolicy: policy }))
     expect(out.sandbox).toMatchObject({ mode: 'workspace-write', denied: true, deniedPaths: [join(outside, 'w')] })
   })
@@ -290,7 +293,7 @@ describe('sandboxed executor: facts of every run', async () => {
       confine(spec: Parameters<LocalSandbox['confine']>[0], policy: Parameters<LocalSandbox['confine']>[1]) {
         const confined = sandbox.confine(spec, policy)
         const c = confined.spec.confinement!
-        return { ...confined, spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan, rulesetFd: 999_999 } } } }
+        return { ...confined, spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan!, rulesetFd: 999_999 } } } }
       },
     }
     const failing = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox: broken })

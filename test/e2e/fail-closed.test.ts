@@ -36,7 +36,7 @@ interface HarnessReport {
   results: Record<string, { ran: boolean; code?: string; name?: string; message?: string; detail?: unknown; backend?: string }>
 }
 
-async function runHarness(broken: readonly SyscallName[], env: NodeJS.ProcessEnv = {}): Promise<{ report: HarnessReport; dir: string }> {
+async function runHarness(broken: readonly SyscallName[], env: NodeJS.ProcessEnv = {}, chain = 'landlock'): Promise<{ report: HarnessReport; dir: string }> {
   const arch = hostSeccompArch()
   if (!arch) throw new Error('no seccomp table for this arch')
   const dir = workDir()
@@ -44,7 +44,7 @@ async function runHarness(broken: readonly SyscallName[], env: NodeJS.ProcessEnv
   const host = loadNative().hostCapabilities()
   const spec: SubprocessSpawnSpec = {
     ...specFor(
-      [process.execPath, '--import', path.join(repo, 'test/fixtures/ts-hooks.mjs'), path.join(repo, 'test/fixtures/fail-closed-harness.ts'), dir],
+      [process.execPath, '--import', path.join(repo, 'test/fixtures/ts-hooks.mjs'), path.join(repo, 'test/fixtures/fail-closed-harness.ts'), dir, chain],
       repo,
       { CORDON_REQUIRE_BACKENDS: undefined, ...env },
     ),
@@ -83,6 +83,16 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
     expect(fs.existsSync(path.join(dir, 'ran-read-only'))).toBe(false)
   })
 
+  it('with bubblewrap in the chain, the same host falls back to it for both modes', async () => {
+    if (!(await requireBackend('bubblewrap'))) return
+    const { report, dir } = await runHarness(['landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self'], {}, 'landlock,bubblewrap')
+    expect(report.capability.usable).toBe(false)
+    expect(report.results['read-only']).toMatchObject({ ran: true, backend: 'bubblewrap' })
+    expect(report.results['workspace-write']).toMatchObject({ ran: true, exitCode: 0, backend: 'bubblewrap' })
+    expect(fs.existsSync(path.join(dir, 'ran-read-only'))).toBe(false)
+    expect(fs.existsSync(path.join(dir, 'ran-workspace-write'))).toBe(true)
+  })
+
   it('the harness sees CORDON_REQUIRE_BACKENDS', async () => {
     const { report } = await runHarness(['landlock_create_ruleset'], { CORDON_REQUIRE_BACKENDS: 'landlock' })
     expect(report.required).toBe(true)
@@ -101,7 +111,7 @@ describe('fail closed: runner failures during a run', () => {
         mode: 'read-only',
         workspaceRoot: dir,
       })
-      const plan = { ...confined.spec.confinement!.plan, rulesetFd: notARuleset }
+      const plan = { ...confined.spec.confinement!.plan!, rulesetFd: notARuleset }
       const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch((e: unknown) => e)
       expect(isSpawnError(error)).toBe(true)
       const surfaced = runnerFailureToError(error, 'read-only')
@@ -122,7 +132,7 @@ describe('fail closed: runner failures during a run', () => {
     try {
       const confined = sandbox.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir })
       const bogus = encodeBpf([{ code: 0xff, jt: 0, jf: 0, k: 0 }]) // not a valid opcode: EINVAL
-      const plan = { ...confined.spec.confinement!.plan, filter: bogus }
+      const plan = { ...confined.spec.confinement!.plan!, filter: bogus }
       const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch((e: unknown) => e)
       expect(runnerFailureToError(error, 'read-only')).toMatchObject({ code: 'SANDBOX_UNAVAILABLE', detail: { stage: 'seccomp', errno: 22 } })
     } finally {
@@ -204,7 +214,7 @@ describe('fail closed: selection', () => {
 
   it('requireEnforcement full: a partial backend fails closed, a full one runs', async () => {
     await requireBackend('landlock')
-    const real = await LocalSandbox.create()
+    const real = await LocalSandbox.create({ backends: ['landlock'] })
     const dir = workDir()
     try {
       expect(() => real.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir, requireEnforcement: 'full' })).toThrow(
@@ -214,6 +224,15 @@ describe('fail closed: selection', () => {
       expect(real.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir, requireEnforcement: 'full' }).enforcement).toBe('full')
     } finally {
       await real.dispose()
+    }
+    // With bubblewrap in the chain, the same demand is met by it.
+    if (await requireBackend('bubblewrap')) {
+      const chain = await LocalSandbox.create()
+      try {
+        expect(chain.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir, requireEnforcement: 'full' })).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
+      } finally {
+        await chain.dispose()
+      }
     }
     const partialRo = await LocalSandbox.create({ capabilities: usable('partial') })
     expect(() => partialRo.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir, requireEnforcement: 'full' })).toThrow(

@@ -96,7 +96,7 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
   })
 
   it('dispose removes the session temp dirs and closes the cached rulesets', async () => {
-    const own = await LocalSandbox.create()
+    const own = await LocalSandbox.create({ backends: ['landlock'] })
     const dir = workDir()
     const c = own.confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'gone' })
     expect(fs.existsSync(c.tempDir!)).toBe(true)
@@ -130,11 +130,11 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     fs.mkdirSync(root)
     const policy = { mode: 'workspace-write' as const, workspaceRoot: root, sessionId: 'recreate' }
     const first = sandbox().confine(sh('echo 1 > one', root), policy)
-    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan.rulesetFd).toBe(first.spec.confinement!.plan.rulesetFd)
+    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan!.rulesetFd).toBe(first.spec.confinement!.plan!.rulesetFd)
     fs.rmSync(root, { recursive: true })
     fs.mkdirSync(root)
     const second = sandbox().confine(sh('echo 2 > two && echo ok', root), policy)
-    expect(second.spec.confinement!.plan.rulesetFd).not.toBe(first.spec.confinement!.plan.rulesetFd)
+    expect(second.spec.confinement!.plan!.rulesetFd).not.toBe(first.spec.confinement!.plan!.rulesetFd)
     expect((await runSpec(second.spec)).stdout).toBe('ok\n')
     expect(fs.readFileSync(path.join(root, 'two'), 'utf8')).toBe('2\n')
   })
@@ -150,7 +150,7 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
   })
 
   it('after 1000 confined runs the host can still write anywhere and holds no extra fds', async () => {
-    const own = await LocalSandbox.create()
+    const own = await LocalSandbox.create({ backends: ['landlock'] })
     const dir = workDir()
     const before = hostFds()
     const rulesetsBefore = rulesetFds()

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { BackendCapability } from '../../src/sandbox/probe.js'
+import type { BackendCapability, SandboxBackendName } from '../../src/sandbox/probe.js'
 import { describeWithBackend, TEST_BACKENDS } from '../support/backends.js'
 import { ATTACKS } from './attacks.js'
 import { runAttacks, type AttackOutcome } from './harness.js'
@@ -15,25 +15,27 @@ import { runAttacks, type AttackOutcome } from './harness.js'
 const NOBODY = 65534
 const repo = path.resolve(import.meta.dirname, '..', '..')
 
-function expectContained(outcome: AttackOutcome | undefined): void {
+function expectContained(outcome: AttackOutcome | undefined, privateNamespace: string | undefined, limitations: () => readonly string[]): void {
   expect(outcome, 'attack did not run').toBeDefined()
   if (!outcome) return
   const context = `${outcome.name} [${outcome.mode}] uid ${outcome.uid}\nstdout: ${outcome.stdout}\nstderr: ${outcome.stderr}`
-  expect(outcome.stdout, context).not.toContain('BREACH')
+  if (privateNamespace === undefined) expect(outcome.stdout, context).not.toContain('BREACH')
+  else expect(limitations().some((l) => l.includes(privateNamespace)), `limitation "${privateNamespace}" is listed`).toBe(true)
   expect(outcome.changed, context).toEqual([])
   expect(outcome.received, context).toBe(0)
   expect(outcome.helperAlive, context).toBe(true)
 }
 
-function registerAttackTests(get: () => AttackOutcome[], who: string): void {
+function registerAttackTests(get: () => AttackOutcome[], who: string, backend: SandboxBackendName, limitations: () => readonly string[]): void {
   it(`runs at least 40 attacks as ${who}`, () => {
     expect(new Set(ATTACKS.map((a) => a.name)).size).toBeGreaterThanOrEqual(40)
     expect(get().length).toBe(ATTACKS.reduce((n, a) => n + a.modes.length, 0))
   })
   for (const attack of ATTACKS) {
     for (const mode of attack.modes) {
-      it(`${attack.name} [${mode}${attack.network ? ', network deny' : ''}] as ${who}`, () => {
-        expectContained(get().find((o) => o.name === attack.name && o.mode === mode))
+      const exempt = attack.privateNamespace?.[backend] === undefined ? '' : ' (private namespace: host effects only)'
+      it(`${attack.name} [${mode}${attack.network ? ', network deny' : ''}]${exempt} as ${who}`, () => {
+        expectContained(get().find((o) => o.name === attack.name && o.mode === mode), attack.privateNamespace?.[backend], limitations)
       })
     }
   }
@@ -48,7 +50,7 @@ for (const backend of TEST_BACKENDS) {
       outcomes = await runAttacks(sandbox(), ATTACKS, base)
     }, 300_000)
     afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
-    registerAttackTests(() => outcomes, 'root')
+    registerAttackTests(() => outcomes, 'root', backend, () => sandbox().capabilities.backends[backend]?.limitations ?? [])
   })
 
   await describeWithBackend(backend, 'escape attacks as an unprivileged user', () => {
@@ -83,6 +85,6 @@ for (const backend of TEST_BACKENDS) {
     it('the backend is usable for an unprivileged host', () => {
       expect(capability?.usable, capability?.reason).toBe(true)
     })
-    registerAttackTests(() => outcomes, 'nobody')
+    registerAttackTests(() => outcomes, 'nobody', backend, () => capability?.limitations ?? [])
   })
 }

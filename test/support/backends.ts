@@ -9,7 +9,7 @@ import type { SandboxBackendName } from '../../src/sandbox/probe.js'
 import { isBackendRequired } from '../../src/sandbox/require-backends.js'
 
 /** Every backend the escape suite runs for. */
-export const TEST_BACKENDS: readonly SandboxBackendName[] = ['landlock']
+export const TEST_BACKENDS: readonly SandboxBackendName[] = ['landlock', 'bubblewrap']
 
 /** Whether `name` is usable here, why not, and whether CI requires it. */
 export async function backendStatus(name: SandboxBackendName): Promise<{ usable: boolean; reason: string; required: boolean }> {
