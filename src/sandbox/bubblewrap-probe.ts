@@ -18,6 +18,7 @@ import { loadNative, StdioKind, type NativeAddon, type NativeConfinementPlan } f
 import { bubblewrapArgv } from './bubblewrap.js'
 import { bubblewrapEnforcement, bubblewrapGovernedClasses } from './enforcement.js'
 import type { BackendCapability } from './probe.js'
+import { rulesetAttrSize, SCOPE } from './landlock.js'
 import { bubblewrapLauncherFilter, hostSeccompArch } from './seccomp.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
@@ -32,6 +33,10 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'a command killed by a signal is reported as exit code 128+N (bwrap\'s init turns the signal into a status), and SIGTERM to the tree ends the whole sandbox at once (no grace inside)',
   'each run costs a few user/mount/pid namespace set-ups: several times a Landlock spawn',
 ]
+
+/** The network limitation where Landlock ABI 6 scopes are layered under bwrap. */
+export const SCOPED_NETWORK_LIMITATION =
+  'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by a Landlock scope); network: deny gives a private namespace with loopback only'
 
 /** Remedy when no `bwrap` is on the PATH. */
 export const REMEDY_INSTALL_BUBBLEWRAP =
@@ -92,11 +97,31 @@ const CANARY_SCRIPT =
   'if chmod 750 "$1" 2>/dev/null; then exit 12; fi\n' +
   'exit 0\n'
 
-/** The native plan for a bubblewrap run: no_new_privs and the launcher filter (bwrap keeps its capabilities to build namespaces). */
-export function bubblewrapLaunchPlan(native: NativeAddon, withSeccomp: boolean): NativeConfinementPlan | undefined {
+/**
+ * The native plan for a bubblewrap run: no_new_privs, the launcher filter, and (where the kernel
+ * has Landlock ABI 6) a Landlock domain that handles no file access at all but scopes abstract
+ * unix sockets and signals, so bwrap can still build its mounts while nothing inside can reach a
+ * host abstract socket (D-Bus, X11) or signal a host process. bwrap keeps its capabilities.
+ */
+export function bubblewrapLaunchPlan(native: NativeAddon, withSeccomp: boolean, scopeRulesetFd?: number): NativeConfinementPlan | undefined {
   const arch = hostSeccompArch()
-  if (!withSeccomp || !arch) return undefined
-  return { dropCaps: false, dropBounding: false, capLast: native.hostCapabilities().capLast, noNewPrivs: true, filter: bubblewrapLauncherFilter(arch) }
+  const filter = withSeccomp && arch ? bubblewrapLauncherFilter(arch) : undefined
+  if (filter === undefined && scopeRulesetFd === undefined) return undefined
+  return {
+    dropCaps: false,
+    dropBounding: false,
+    capLast: native.hostCapabilities().capLast,
+    noNewPrivs: true,
+    ...(filter ? { filter } : {}),
+    ...(scopeRulesetFd === undefined ? {} : { rulesetFd: scopeRulesetFd }),
+  }
+}
+
+/** A Landlock ruleset fd that only scopes abstract unix sockets and signals (ABI >= 6), or undefined. */
+export function createScopeRuleset(native: NativeAddon): number | undefined {
+  if (native.landlockAbi() < 6) return undefined
+  const fd = native.landlockCreateRuleset(0, 0, SCOPE.ABSTRACT_UNIX_SOCKET | SCOPE.SIGNAL, rulesetAttrSize(6))
+  return fd >= 0 ? fd : undefined
 }
 
 /** Probes bubblewrap (found on `searchPath`) with a canary; never throws. */
@@ -104,7 +129,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   const started = performance.now()
   const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
     backend: 'bubblewrap',
-    limitations: [...BUBBLEWRAP_LIMITATIONS],
+    limitations: cap.landlockScopes ? [SCOPED_NETWORK_LIMITATION, ...BUBBLEWRAP_LIMITATIONS.slice(1)] : [...BUBBLEWRAP_LIMITATIONS],
     ...cap,
     probeMs: performance.now() - started,
   })
@@ -137,12 +162,25 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   // A setuid bwrap must not run under no_new_privs (it could not gain its privileges).
   const setuid = (fs.statSync(bwrap).mode & 0o4000) !== 0
   let seccomp = !setuid
-  let attempt = await canary(bwrap, bubblewrapLaunchPlan(native, seccomp), options)
+  let scopes = setuid ? undefined : createScopeRuleset(native)
+  let attempt = await canary(bwrap, bubblewrapLaunchPlan(native, seccomp, scopes), options)
+  if (attempt.failure?.stage === 'landlock' && scopes !== undefined) {
+    native.closeFd(scopes)
+    scopes = undefined
+    attempt = await canary(bwrap, bubblewrapLaunchPlan(native, seccomp), options)
+  }
   if (attempt.failure?.stage === 'seccomp') {
     seccomp = false
-    attempt = await canary(bwrap, undefined, options)
+    attempt = await canary(bwrap, bubblewrapLaunchPlan(native, false, scopes), options)
   }
-  const base = { executable: bwrap, version: seccomp ? `${version} + seccomp` : version, seccomp }
+  const landlockScopes = scopes !== undefined
+  if (scopes !== undefined) native.closeFd(scopes)
+  const base = {
+    executable: bwrap,
+    version: `${version}${seccomp ? ' + seccomp' : ''}${landlockScopes ? ' + Landlock scopes' : ''}`,
+    seccomp,
+    landlockScopes,
+  }
   if (attempt.failure) {
     const f = attempt.failure
     return done({

@@ -23,7 +23,7 @@ import {
 import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv } from './bubblewrap.js'
-import { bubblewrapLaunchPlan } from './bubblewrap-probe.js'
+import { bubblewrapLaunchPlan, createScopeRuleset } from './bubblewrap-probe.js'
 import { planRuleset, RulesetBuildError, RulesetCache, statPath, type LandlockRule, type LandlockRulesetPlan } from './landlock.js'
 import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
 import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
@@ -64,6 +64,7 @@ export interface ConfinedSpawn {
 export class LocalSandbox {
   private readonly tempDirs = new Map<string, string>()
   private readonly plans = new Map<string, LandlockRulesetPlan>()
+  private scopeFd: number | undefined
   private readonly grantMemo = new Map<string, SandboxGrants>()
   private readonly rulesets: RulesetCache | undefined
   private readonly host: { setpcap: boolean; capLast: number; uid: number } | undefined
@@ -131,7 +132,7 @@ export class LocalSandbox {
         cwd: bare.cwd,
         command: bare.argv,
       })
-      const plan = bubblewrapLaunchPlan(native, choice.capability.seccomp === true)
+      const plan = bubblewrapLaunchPlan(native, choice.capability.seccomp === true, choice.capability.landlockScopes ? this.scopeRuleset(native) : undefined)
       const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
       return {
         spec: { ...bare, argv, ...(env === undefined ? {} : { env }), confinement: { backend: 'bubblewrap', mode: policy.mode, ...(plan ? { plan } : {}) } },
@@ -198,6 +199,12 @@ export class LocalSandbox {
     return grants
   }
 
+  /** The scope-only Landlock ruleset layered under bwrap, built once per sandbox. */
+  private scopeRuleset(native: NativeAddon): number | undefined {
+    this.scopeFd ??= createScopeRuleset(native)
+    return this.scopeFd
+  }
+
   /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
   private sessionTempDir(sessionId: string | undefined): string {
     const key = sessionId ?? ''
@@ -221,6 +228,8 @@ export class LocalSandbox {
     this.disposed = true
     this.rulesets?.clear()
     this.plans.clear()
+    if (this.scopeFd !== undefined) this.native?.closeFd(this.scopeFd)
+    this.scopeFd = undefined
     this.grantMemo.clear()
     const dirs = [...this.tempDirs.values()]
     this.tempDirs.clear()

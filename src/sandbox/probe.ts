@@ -44,6 +44,8 @@ export interface BackendCapability {
   version?: string
   /** Whether the seccomp filter loads (Landlock: metadata and socket refusals; bubblewrap: io_uring). */
   seccomp?: boolean
+  /** bubblewrap: whether a Landlock scope domain (abstract sockets, signals) is layered under bwrap. */
+  landlockScopes?: boolean
   /** Enforcement per confined mode with `network: 'inherit'` / `'deny'` (absent when unusable). */
   enforcement?: Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
   /** Effect classes governed per mode (network counts only when the policy denies it). */

@@ -13,6 +13,25 @@ import type { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { runSpec, specFor } from '../support/run-confined.js'
 import type { Attack, AttackMode } from './attacks.js'
 
+/** Listens on the abstract unix name argv[1]; prints `ready`, then `accepted` per connection. */
+export const ABSTRACT_LISTENER = `
+import os, select, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind('\\0' + sys.argv[1])
+s.listen(16)
+print('ready')
+while True:
+    r, _, _ = select.select([s, sys.stdin], [], [])
+    if sys.stdin in r:
+        if not os.read(sys.stdin.fileno(), 1024):
+            break
+    if s in r:
+        c, _ = s.accept()
+        print('accepted')
+        c.sendall(b'hi')
+        c.close()
+`
+
 /** One attack's outcome under one mode. */
 export interface AttackOutcome {
   name: string
@@ -133,14 +152,21 @@ export async function runAttacks(sandbox: LocalSandbox, attacks: readonly Attack
     s.destroy()
   })
   const abstractName = `cordon-escape-${tag}`
-  const abstract = net.createServer((s) => {
-    received++
-    s.destroy()
+  // Node's listen('\0name') does not bind that abstract name on this libuv, so a python3
+  // listener owns it: one line per accepted connection (counted as received).
+  const abstract = spawn('python3', ['-u', '-c', ABSTRACT_LISTENER, abstractName], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const abstractReady = new Promise<void>((resolve) => {
+    abstract.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      for (const line of text.split('\n')) {
+        if (line === 'ready') resolve()
+        if (line === 'accepted') received++
+      }
+    })
   })
   const udp = dgram.createSocket('udp4')
   udp.on('message', () => received++)
   await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r))
-  await new Promise<void>((r) => abstract.listen(`\0${abstractName}`, r))
+  await abstractReady
   await new Promise<void>((r) => udp.bind(0, '127.0.0.1', r))
   const tcpPort = (tcp.address() as net.AddressInfo).port
   const udpPort = udp.address().port
@@ -200,7 +226,7 @@ export async function runAttacks(sandbox: LocalSandbox, attacks: readonly Attack
     }
   } finally {
     tcp.close()
-    abstract.close()
+    abstract.stdin!.end() // the listener exits when its stdin closes
     udp.close()
   }
   return outcomes
