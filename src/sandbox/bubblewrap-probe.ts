@@ -13,7 +13,7 @@ import path from 'node:path'
 import { errnoName, isSpawnError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
-import { startChild } from '../subprocess/child.js'
+import { exitWithin, startChild } from '../subprocess/child.js'
 import { loadNative, StdioKind, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import { bubblewrapArgv } from './bubblewrap.js'
 import { bubblewrapEnforcement, bubblewrapGovernedClasses } from './enforcement.js'
@@ -260,17 +260,8 @@ async function canary(bwrap: string, plan: NativeConfinementPlan | undefined, op
     }
     const stderr = readAll(child.stderr)
     const timeoutMs = options.timeoutMs ?? 3000
-    let timer: NodeJS.Timeout | undefined
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs)
-    })
-    const outcome = await Promise.race([child.exit, timedOut])
-    clearTimeout(timer)
-    if (outcome === 'timeout') {
-      child.kill('SIGKILL')
-      await child.exit
-      return { ok: false, error: `the bubblewrap canary did not finish within ${timeoutMs} ms` }
-    }
+    const outcome = await exitWithin(child, timeoutMs)
+    if (outcome === 'timeout') return { ok: false, error: `the bubblewrap canary did not finish within ${timeoutMs} ms` }
     const text = await stderr
     const bwrapLine = text.split(/\r?\n/).find((l) => l.startsWith('bwrap: '))
     const wrote = fs.existsSync(path.join(dir, 'allowed', 'ok'))

@@ -14,7 +14,7 @@ import path from 'node:path'
 import { errnoName, isSpawnError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
-import { startChild } from '../subprocess/child.js'
+import { exitWithin, startChild } from '../subprocess/child.js'
 import { loadNative, StdioKind, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
 import { landlockEnforcement, landlockGovernedClasses } from './enforcement.js'
 import { buildRuleset, KNOWN_ABI, planRuleset, RulesetBuildError } from './landlock.js'
@@ -275,17 +275,8 @@ async function canaryOnce(dir: string, plan: NativeConfinementPlan, seccomp: boo
     return { error: `the canary could not be spawned: ${String(error)}` }
   }
   const timeoutMs = options.timeoutMs ?? 2000
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs)
-  })
-  const outcome = await Promise.race([child.exit, timedOut])
-  clearTimeout(timer)
-  if (outcome === 'timeout') {
-    child.kill('SIGKILL')
-    await child.exit
-    return { error: `the canary did not finish within ${timeoutMs} ms` }
-  }
+  const outcome = await exitWithin(child, timeoutMs)
+  if (outcome === 'timeout') return { error: `the canary did not finish within ${timeoutMs} ms` }
   return { exitCode: outcome.exitCode, signal: outcome.signal }
 }
 

@@ -133,3 +133,18 @@ export function startChild(options: ChildOptions): Child {
     },
   }
 }
+
+/** The child's exit, or `'timeout'` after `timeoutMs` (the child is then SIGKILLed and reaped). */
+export async function exitWithin(child: Child, timeoutMs: number): Promise<ChildExit | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs)
+  })
+  const outcome = await Promise.race([child.exit, timedOut])
+  clearTimeout(timer)
+  if (outcome === 'timeout') {
+    child.kill('SIGKILL')
+    await child.exit
+  }
+  return outcome
+}

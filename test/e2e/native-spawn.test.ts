@@ -2,26 +2,17 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { startChild, type ChildOptions } from '../../src/subprocess/child.js'
 import { loadNative, NativeLoadError, packageRoot, StdioKind } from '../../src/subprocess/native.js'
 import { isSpawnError, type SpawnError } from '../../src/policy/errors.js'
 import { scratchDir } from '../support/scratch.js'
+import { read } from '../support/run-confined.js'
 import { eventually } from '../support/processes.js'
 
 const env = Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]))
 const piped = [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] as const
 
-function read(socket: Socket | undefined): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (!socket) return resolve('')
-    const chunks: Buffer[] = []
-    socket.on('data', (c: Buffer) => chunks.push(c))
-    socket.on('error', reject)
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
-  })
-}
 
 async function run(argv: string[], extra: Partial<ChildOptions> = {}) {
   const child = startChild({ argv, env, stdio: piped, ...extra })

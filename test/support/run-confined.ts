@@ -15,7 +15,8 @@ export interface RunResult {
   signal: string | null
 }
 
-function read(socket: Socket | undefined): Promise<string> {
+/** Everything a socket yields until it closes, as UTF-8. */
+export function read(socket: Socket | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     if (!socket) return resolve('')
     const chunks: Buffer[] = []
