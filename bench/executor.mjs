@@ -5,7 +5,7 @@
  *
  *   node --expose-gc bench/executor.mjs          (EXEC_WARMUP, EXEC_ITERS override)
  */
-import { mkdtempSync, realpathSync } from 'node:fs'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { dist, fmt, gc, interleave, median, now, p90, printTable, ratioLine, requireBuilt, usSince } from './lib.mjs'
@@ -55,6 +55,7 @@ const seconds = (Date.now() - started) / 1000
 await executor.dispose()
 await rt.dispose()
 await sandbox.dispose()
+rmSync(root, { recursive: true, force: true })
 
 console.log(`run() of \`true\` vs the floor's spawn of \`bash -c true\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`)
 printTable(
