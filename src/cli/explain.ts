@@ -44,6 +44,7 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
     }
     const grants = grantsFor(policy, { tempDir: '/tmp/cordon-tmp-<session>' })
     const why = `${choice.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${choice.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
+    const chosen = { policy, backend: choice.backend, enforcement: choice.enforcement, why, limitations: choice.capability.limitations }
     if (choice.backend === 'bubblewrap') {
       const argv = bubblewrapArgv(grants, {
         bwrapPath: choice.capability.executable ?? 'bwrap',
@@ -53,13 +54,12 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         command: ['bash', '-c', '<command>'],
       })
       return {
-        policy,
-        backend: choice.backend,
-        enforcement: choice.enforcement,
-        why,
-        limitations: choice.capability.limitations,
+        ...chosen,
         bubblewrap: { version: choice.capability.version, argv },
-        capabilities: 'bwrap drops every capability inside (--cap-drop ALL); no_new_privs' + (choice.capability.seccomp ? '; seccomp refuses io_uring and foreign-architecture syscalls' : ''),
+        capabilities:
+          'bwrap drops every capability inside (--cap-drop ALL); no_new_privs' +
+          (choice.capability.seccomp ? '; seccomp refuses io_uring and foreign-architecture syscalls' : '') +
+          (choice.capability.landlockScopes ? '; a Landlock scope refuses host abstract unix sockets and signals to host processes' : ''),
       }
     }
     const abi = choice.capability.abi ?? 0
@@ -68,11 +68,7 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
     const arch = hostSeccompArch()
     const seccomp = arch ? seccompRulesFor({ arch, mode: policy.mode as 'read-only' | 'workspace-write', network: policy.network ?? 'inherit' }) : undefined
     return {
-      policy,
-      backend: choice.backend,
-      enforcement: choice.enforcement,
-      why,
-      limitations: choice.capability.limitations,
+      ...chosen,
       landlock: {
         abi,
         handledFs: bitNames(plan.handledFs, FS),
