@@ -15,9 +15,20 @@ const { envToArray, mergeEnv, scrubbedParentEnv } = await dist('subprocess/env.j
 const { groupAlive } = await dist('subprocess/process-group.js')
 
 const N = Number(process.env.BREAKDOWN_ITERS ?? 300)
-const spec = { argv: ['/bin/true'], cwd: process.cwd(), stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }, graceMs: 5000 }
+const spec = {
+  argv: ['/bin/true'],
+  cwd: process.cwd(),
+  stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+  graceMs: 5000,
+}
 const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
-const closed = (s) => (s === undefined || s.closed ? Promise.resolve() : new Promise((r) => { s.resume(); s.once('close', r) }))
+const closed = (s) =>
+  s === undefined || s.closed
+    ? Promise.resolve()
+    : new Promise((r) => {
+        s.resume()
+        s.once('close', r)
+      })
 
 function timeSync(fn) {
   for (let i = 0; i < 50; i++) fn()
@@ -32,12 +43,34 @@ function timeSync(fn) {
 
 const rows = []
 const add = (name, xs) => rows.push([name, fmt(median(xs), 9, 1), fmt(p90(xs), 9, 1)])
-add('validateSpawnSpec (zod)', timeSync(() => validateSpawnSpec(spec)))
-add('scrubbedParentEnv+merge+toArray', timeSync(() => envToArray(mergeEnv(scrubbedParentEnv(), undefined))))
-add(`groupAlive(pid) (/proc scan)`, timeSync(() => groupAlive(999999)))
-add('  of which readdirSync(/proc)', timeSync(() => readdirSync('/proc')))
-add('  of which one readFileSync(/proc/<pid>/stat)', timeSync(() => readFileSync(`/proc/${process.pid}/stat`, 'latin1')))
-add('kill(-pgid, 0) on a gone group (ESRCH)', timeSync(() => { try { process.kill(-999999, 0) } catch {} }))
+add(
+  'validateSpawnSpec (zod)',
+  timeSync(() => validateSpawnSpec(spec)),
+)
+add(
+  'scrubbedParentEnv+merge+toArray',
+  timeSync(() => envToArray(mergeEnv(scrubbedParentEnv(), undefined))),
+)
+add(
+  `groupAlive(pid) (/proc scan)`,
+  timeSync(() => groupAlive(999999)),
+)
+add(
+  '  of which readdirSync(/proc)',
+  timeSync(() => readdirSync('/proc')),
+)
+add(
+  '  of which one readFileSync(/proc/<pid>/stat)',
+  timeSync(() => readFileSync(`/proc/${process.pid}/stat`, 'latin1')),
+)
+add(
+  'kill(-pgid, 0) on a gone group (ESRCH)',
+  timeSync(() => {
+    try {
+      process.kill(-999999, 0)
+    } catch {}
+  }),
+)
 
 // Synchronous part of startChild vs rt.spawn, and their full spawn+wait, interleaved.
 const rt = new LocalSubprocessRuntime()
@@ -49,7 +82,11 @@ for (let i = 0; i < N + 30; i++) {
     const t0 = now()
     let waitAll
     if (who === 'startChild') {
-      const c = startChild({ argv: ['/bin/true'], env: envArray, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+      const c = startChild({
+        argv: ['/bin/true'],
+        env: envArray,
+        stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe],
+      })
       const ts = usSince(t0)
       if (i >= 30) sync[who].push(ts)
       waitAll = Promise.all([c.exit, closed(c.stdout), closed(c.stderr)])
@@ -66,5 +103,7 @@ for (let i = 0; i < N + 30; i++) {
 await rt.dispose()
 for (const who of Object.keys(sync)) add(`${who}: synchronous call`, sync[who])
 for (const who of Object.keys(full)) add(`${who}: spawn+wait total`, full[who])
-console.log(`per-spawn pieces, ${N} samples each (µs); /proc has ${readdirSync('/proc').filter((e) => /^\d/.test(e)).length} pids`)
+console.log(
+  `per-spawn pieces, ${N} samples each (µs); /proc has ${readdirSync('/proc').filter((e) => /^\d/.test(e)).length} pids`,
+)
 printTable(['piece', 'median µs', 'p90 µs'], rows)

@@ -46,7 +46,8 @@ if (!cap?.usable) {
 }
 const bwrapArgs = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--die-with-parent', '--', TRUE]
 const bwrapOk = spawnSync('bwrap', bwrapArgs, { stdio: 'ignore' }).status === 0
-if (!bwrapOk) console.log('confined-spawn: bwrap missing or unusable; its column is skipped (apt-get install -y bubblewrap)')
+if (!bwrapOk)
+  console.log('confined-spawn: bwrap missing or unusable; its column is skipped (apt-get install -y bubblewrap)')
 const bwrapSandbox = await LocalSandbox.create({ backends: ['bubblewrap'] })
 const bwrapBackend = bwrapSandbox.capabilities.backends.bubblewrap?.usable === true
 
@@ -64,7 +65,13 @@ const spec = { argv: [TRUE], cwd: root, stdio: { stdin: 'ignore', stdout: 'pipe'
 async function cordon(policy, who, sb = sandbox) {
   const t0 = now()
   const confined = policy ? sb.confine(spec, policy).spec : spec
-  const c = startChild({ argv: confined.argv, env: envArray, cwd: root, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe], confinement: confined.confinement?.plan })
+  const c = startChild({
+    argv: confined.argv,
+    env: envArray,
+    cwd: root,
+    stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe],
+    confinement: confined.confinement?.plan,
+  })
   const [exit] = await Promise.all([c.exit, drain(c.stdout), drain(c.stderr)])
   check(exit, who)
   return usSince(t0)
@@ -94,7 +101,8 @@ const peers = {
   ...(bwrapBackend
     ? {
         'cordon.bwrap.ro': () => cordon({ mode: 'read-only', workspaceRoot: root }, 'cordon.bwrap.ro', bwrapSandbox),
-        'cordon.bwrap.ww': () => cordon({ mode: 'workspace-write', workspaceRoot: root, sessionId: 'bench' }, 'cordon.bwrap.ww', bwrapSandbox),
+        'cordon.bwrap.ww': () =>
+          cordon({ mode: 'workspace-write', workspaceRoot: root, sessionId: 'bench' }, 'cordon.bwrap.ww', bwrapSandbox),
       }
     : {}),
   'node.spawn': () => node(TRUE, [], 'node.spawn'),
@@ -115,7 +123,12 @@ for (let i = 0; i < PROBE_ITERS; i++) {
 const m = (n) => median(samples[n])
 const base = m('node.spawn')
 const rows = Object.keys(samples).map((n) => [n, fmt(m(n)), fmt(p90(samples[n])), fmt(m(n) / base, 6, 3)])
-rows.push(['probe (landlock)', fmt(median(probeSamples)), fmt(p90(probeSamples)), fmt(median(probeSamples) / base, 6, 3)])
+rows.push([
+  'probe (landlock)',
+  fmt(median(probeSamples)),
+  fmt(p90(probeSamples)),
+  fmt(median(probeSamples) / base, 6, 3),
+])
 console.log(`confined-spawn: ${TRUE}, ${ITERS} measured (+${WARMUP} warm-up) per peer, interleaved; µs; ${cap.version}`)
 printTable(['peer', 'median µs', 'p90 µs', '× node'], rows)
 ratioLine('confined_ro_vs_node', m('cordon.ro') / base)

@@ -28,7 +28,13 @@ const peers = {}
 for (const mode of modes) {
   const policy = resolvePolicy({ cwd: root, workspaceRoot: root, defaultMode: mode })
   const spec = executor.resolve({ command: 'true', sandboxPolicy: policy })
-  const floorSpec = { argv: ['bash', '-c', 'true'], cwd: root, stdio: { stdin: 'ignore', stdout: collect, stderr: collect }, graceMs: 3000, env }
+  const floorSpec = {
+    argv: ['bash', '-c', 'true'],
+    cwd: root,
+    stdio: { stdin: 'ignore', stdout: collect, stderr: collect },
+    graceMs: 3000,
+    env,
+  }
   peers[`executor ${mode}`] = async () => {
     const t0 = now()
     const r = await executor.run(spec)
@@ -57,7 +63,9 @@ await rt.dispose()
 await sandbox.dispose()
 rmSync(root, { recursive: true, force: true })
 
-console.log(`run() of \`true\` vs the floor's spawn of \`bash -c true\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`)
+console.log(
+  `run() of \`true\` vs the floor's spawn of \`bash -c true\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+)
 printTable(
   ['peer', 'median µs', 'p90 µs', 'min µs'],
   Object.entries(samples).map(([name, xs]) => [name, fmt(median(xs)), fmt(p90(xs)), fmt(Math.min(...xs))]),
@@ -65,5 +73,8 @@ printTable(
 console.log()
 console.log('goal: executor ≤ 1.15× the floor under the same mode')
 for (const mode of modes) {
-  ratioLine(`executor_vs_floor_${mode.replace(/-/g, '_')}`, median(samples[`executor ${mode}`]) / median(samples[`floor ${mode}`]))
+  ratioLine(
+    `executor_vs_floor_${mode.replace(/-/g, '_')}`,
+    median(samples[`executor ${mode}`]) / median(samples[`floor ${mode}`]),
+  )
 }

@@ -18,7 +18,8 @@ export const dist = (rel) => import(pathToFileURL(join(root, 'dist', rel)).href)
 export function requireBuilt() {
   const missing = []
   if (!existsSync(join(root, 'dist', 'index.js'))) missing.push('dist/index.js (run `npx tsc -p tsconfig.build.json`)')
-  if (!existsSync(join(root, 'build', 'Release', 'cordon.node'))) missing.push('build/Release/cordon.node (run `npm run build:native`)')
+  if (!existsSync(join(root, 'build', 'Release', 'cordon.node')))
+    missing.push('build/Release/cordon.node (run `npm run build:native`)')
   if (missing.length) {
     console.error(`bench: missing ${missing.join(' and ')}`)
     process.exit(2)
@@ -65,7 +66,8 @@ export const fmt = (x, width = 9, digits = 0) => (Number.isFinite(x) ? x.toFixed
 /** Prints a table: rows of [label, ...cells] with a header. */
 export function printTable(header, rows) {
   const widths = header.map((h, i) => Math.max(String(h).length, ...rows.map((r) => String(r[i]).length)))
-  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   for (const r of rows) console.log(line(r))

@@ -56,8 +56,13 @@ function run(name) {
 
 const results = []
 const t0 = Date.now()
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ')
-console.log(`run-all: node ${process.version}, loadavg at start ${load()} (ratios are within-run; absolute numbers are not)`)
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
+console.log(
+  `run-all: node ${process.version}, loadavg at start ${load()} (ratios are within-run; absolute numbers are not)`,
+)
 for (const name of benches) {
   console.log(`\n=== bench/${name}.mjs ===`)
   results.push(await run(name))

@@ -36,7 +36,12 @@ function drainAndClose(s) {
 }
 
 const rt = new LocalSubprocessRuntime()
-const pipeSpec = { argv: [TRUE], cwd: process.cwd(), stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }, graceMs: 5000 }
+const pipeSpec = {
+  argv: [TRUE],
+  cwd: process.cwd(),
+  stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+  graceMs: 5000,
+}
 const collectSpec = {
   argv: [TRUE],
   cwd: process.cwd(),
@@ -114,7 +119,9 @@ const rows = Object.entries(samples).map(([name, xs]) => [
   fmt(Math.min(...xs)),
   fmt(median(xs) / base, 6, 2),
 ])
-console.log(`spawn+wait ${TRUE}, stdout/stderr piped, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`)
+console.log(
+  `spawn+wait ${TRUE}, stdout/stderr piped, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+)
 printTable(['peer', 'median µs', 'p90 µs', 'min µs', '×node'], rows)
 
 const m = (n) => median(samples[n])

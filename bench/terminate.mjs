@@ -16,7 +16,20 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { dist, fmt, gc, interleave, median, now, p90, printTable, ratioLine, requireBuilt, sleep, usSince } from './lib.mjs'
+import {
+  dist,
+  fmt,
+  gc,
+  interleave,
+  median,
+  now,
+  p90,
+  printTable,
+  ratioLine,
+  requireBuilt,
+  sleep,
+  usSince,
+} from './lib.mjs'
 
 requireBuilt()
 const { startChild } = await dist('subprocess/child.js')
@@ -46,7 +59,12 @@ async function execd(pid, t0) {
 const closed = (s) => (s === undefined || s.closed ? Promise.resolve() : new Promise((r) => s.once('close', r)))
 
 const rt = new LocalSubprocessRuntime()
-const spec = (stdout) => ({ argv: SLEEP, cwd: process.cwd(), stdio: { stdin: 'ignore', stdout, stderr: stdout }, graceMs: 5000 })
+const spec = (stdout) => ({
+  argv: SLEEP,
+  cwd: process.cwd(),
+  stdio: { stdin: 'ignore', stdout, stderr: stdout },
+  graceMs: 5000,
+})
 const collectSpec = spec({ maxBytes: 65536 })
 const pipeSpec = spec('pipe')
 
@@ -117,10 +135,18 @@ const seconds = (Date.now() - started) / 1000
 await rt.dispose()
 
 const base = median(samples['node.exit'])
-console.log(`terminate → settled, cooperative \`sleep 100\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`)
+console.log(
+  `terminate → settled, cooperative \`sleep 100\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+)
 printTable(
   ['peer', 'median µs', 'p90 µs', 'min µs', '×node.exit'],
-  Object.entries(samples).map(([n, xs]) => [n, fmt(median(xs)), fmt(p90(xs)), fmt(Math.min(...xs)), fmt(median(xs) / base, 6, 2)]),
+  Object.entries(samples).map(([n, xs]) => [
+    n,
+    fmt(median(xs)),
+    fmt(p90(xs)),
+    fmt(Math.min(...xs)),
+    fmt(median(xs) / base, 6, 2),
+  ]),
 )
 console.log()
 console.log('goal: rt.collect (terminate → done) ≤ 1.5× node.exit (kill → exit)')

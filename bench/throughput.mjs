@@ -54,7 +54,12 @@ function cordonPeer(withSpill) {
     const stdout = withSpill ? { maxBytes: 65536, spill: { maxBytes: SPILL_MAX } } : { maxBytes: 65536 }
     const { value, peak } = await withRssSampler(async () => {
       const t0 = now()
-      const h = rt.spawn({ argv, cwd: process.cwd(), stdio: { stdin: 'ignore', stdout, stderr: { maxBytes: 65536 } }, graceMs: 5000 })
+      const h = rt.spawn({
+        argv,
+        cwd: process.cwd(),
+        stdio: { stdin: 'ignore', stdout, stderr: { maxBytes: 65536 } },
+        graceMs: 5000,
+      })
       const exit = await h.done
       const us = usSince(t0)
       if (exit.exitCode !== 0) throw new Error(`cordon exit ${JSON.stringify(exit)}`)
@@ -113,7 +118,12 @@ const rawPeer = async () => {
   return { us: value, peak }
 }
 
-const peers = { 'rt.spill': cordonPeer(true), 'rt.tail': cordonPeer(false), 'node.spawn': nodePeer, startChild: rawPeer }
+const peers = {
+  'rt.spill': cordonPeer(true),
+  'rt.tail': cordonPeer(false),
+  'node.spawn': nodePeer,
+  startChild: rawPeer,
+}
 const names = Object.keys(peers)
 const res = Object.fromEntries(names.map((n) => [n, { mbps: [], growth: [] }]))
 
@@ -139,7 +149,9 @@ const totalGrowth = (rss() - rss0) / 1048576
 const seconds = (Date.now() - started) / 1000
 
 const base = median(res['node.spawn'].mbps)
-console.log(`${BYTES} bytes of /dev/zero on stdout, ${ROUNDS} interleaved rounds + 1 warm-up (${seconds.toFixed(1)} s); MB = 1e6 bytes`)
+console.log(
+  `${BYTES} bytes of /dev/zero on stdout, ${ROUNDS} interleaved rounds + 1 warm-up (${seconds.toFixed(1)} s); MB = 1e6 bytes`,
+)
 printTable(
   ['peer', 'median MB/s', 'p10 MB/s (=p90 time)', 'min MB/s', '×node', 'RSS growth max MiB', 'median MiB'],
   names.map((n) => {
@@ -156,7 +168,9 @@ printTable(
     ]
   }),
 )
-console.log(`process RSS after all rounds vs start (after gc): ${totalGrowth >= 0 ? '+' : ''}${totalGrowth.toFixed(1)} MiB`)
+console.log(
+  `process RSS after all rounds vs start (after gc): ${totalGrowth >= 0 ? '+' : ''}${totalGrowth.toFixed(1)} MiB`,
+)
 console.log()
 console.log('goals: rt.spill ≥ 1.0× node.spawn MB/s; cordon RSS growth ≤ 16 MB per run')
 ratioLine('throughput_spill_vs_node', median(res['rt.spill'].mbps) / base)

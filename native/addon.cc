@@ -26,9 +26,9 @@
 namespace cordon {
 namespace {
 
-#define NAPI_OK(call)                                 \
-  do {                                                \
-    if ((call) != napi_ok) return throw_last(env);    \
+#define NAPI_OK(call)                              \
+  do {                                             \
+    if ((call) != napi_ok) return throw_last(env); \
   } while (0)
 
 napi_value throw_last(napi_env env) {
@@ -36,7 +36,8 @@ napi_value throw_last(napi_env env) {
   napi_get_last_error_info(env, &info);
   bool pending = false;
   napi_is_exception_pending(env, &pending);
-  if (!pending) napi_throw_error(env, "CORDON_NAPI", info && info->error_message ? info->error_message : "N-API call failed");
+  if (!pending)
+    napi_throw_error(env, "CORDON_NAPI", info && info->error_message ? info->error_message : "N-API call failed");
   return nullptr;
 }
 
@@ -66,7 +67,8 @@ bool get_string_array(napi_env env, napi_value v, std::vector<std::string>* out)
 std::vector<char*> c_array(std::vector<std::string>& strings) {
   std::vector<char*> ptrs;
   ptrs.reserve(strings.size() + 1);
-  for (auto& s : strings) ptrs.push_back(&s[0]);
+  for (auto& s : strings)
+    ptrs.push_back(&s[0]);
   ptrs.push_back(nullptr);
   return ptrs;
 }
@@ -135,7 +137,8 @@ napi_value Spawn(napi_env env, napi_callback_info info) {
     int32_t k = 0;
     NAPI_OK(napi_get_element(env, a[4], i, &item));
     NAPI_OK(napi_get_value_int32(env, item, &k));
-    if (k < 0 || k > 2 || (i == 3 && k != static_cast<int32_t>(StdioKind::Pipe))) return throw_type(env, "bad stdio kind");
+    if (k < 0 || k > 2 || (i == 3 && k != static_cast<int32_t>(StdioKind::Pipe)))
+      return throw_type(env, "bad stdio kind");
     req.kinds[i] = static_cast<StdioKind>(k);
   }
 
@@ -308,8 +311,7 @@ napi_value CloseFd(napi_env env, napi_callback_info info) {
   napi_value a[1];
   NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
   int32_t fd = -1;
-  if (argc < 1 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 3)
-    return throw_type(env, "closeFd(fd >= 3)");
+  if (argc < 1 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 3) return throw_type(env, "closeFd(fd >= 3)");
   close(fd);
   return nullptr;
 }

@@ -28,8 +28,8 @@ bool drop_capabilities(const ConfinementPlan& plan, int* err) {
     }
     // Root keeps no special meaning across exec, and nothing can turn that back on.
     const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-                               SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                               SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
     if (syscall(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
       *err = errno;
       return false;

@@ -9,13 +9,13 @@
 namespace cordon {
 
 struct ConfinementPlan {
-  bool drop_caps = false;          // empty every capability set (and, with CAP_SETPCAP, lock
-                                   // the securebits and empty the bounding set)
-  bool drop_bounding = false;      // the host holds CAP_SETPCAP: bounding set + securebits too
-  int cap_last = 40;               // /proc/sys/kernel/cap_last_cap, read once by the host
+  bool drop_caps = false;      // empty every capability set (and, with CAP_SETPCAP, lock
+                               // the securebits and empty the bounding set)
+  bool drop_bounding = false;  // the host holds CAP_SETPCAP: bounding set + securebits too
+  int cap_last = 40;           // /proc/sys/kernel/cap_last_cap, read once by the host
   bool no_new_privs = false;
-  int landlock_ruleset_fd = -1;    // -1: no Landlock step
-  uint32_t landlock_flags = 0;     // landlock_restrict_self flags
+  int landlock_ruleset_fd = -1;         // -1: no Landlock step
+  uint32_t landlock_flags = 0;          // landlock_restrict_self flags
   const sock_filter* filter = nullptr;  // NULL: no seccomp step
   uint16_t filter_len = 0;
 };

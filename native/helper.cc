@@ -31,9 +31,9 @@
 namespace {
 
 constexpr const char* kVersion = "cordon-exec 0.1.0";
-constexpr int kUsageExit = 125;      // our own failure, distinct from any command's exit
-constexpr int kExecFailExit = 127;   // the shell convention for "command not found / not run"
-constexpr int kKillRetryMs = 10;     // re-walk cadence while SIGKILLing a tree that still has members
+constexpr int kUsageExit = 125;     // our own failure, distinct from any command's exit
+constexpr int kExecFailExit = 127;  // the shell convention for "command not found / not run"
+constexpr int kKillRetryMs = 10;    // re-walk cadence while SIGKILLing a tree that still has members
 
 // The signals we pass on to the tree. SIGTERM additionally arms the grace timer.
 constexpr int kForwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -58,7 +58,9 @@ int g_status_fd = -1;
 pid_t g_self = 0;
 
 // Returns the parent-death signal: a real-time one glibc does not reserve (it keeps 32 and 33).
-int pdeath_signal() { return SIGRTMIN + 2; }
+int pdeath_signal() {
+  return SIGRTMIN + 2;
+}
 
 // Parses a whole decimal string into [min, max]; false on any junk or overflow.
 bool parse_long(const char* s, long min, long max, long* out) {
@@ -156,7 +158,9 @@ void report_command(const Command& cmd) {
 }
 
 // Thin wrappers: glibc only grew these in 2.36, the syscalls exist since Linux 5.3.
-int sys_pidfd_open(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+int sys_pidfd_open(pid_t pid) {
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
 int sys_pidfd_send_signal(int pidfd, int sig) {
   return static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
 }
@@ -237,7 +241,8 @@ int signal_descendants(int sig, pid_t skip_pgid) {
   std::vector<Item> work;
   std::vector<pid_t> kids;
   read_children(g_self, &kids);
-  for (pid_t k : kids) work.push_back({k, g_self});
+  for (pid_t k : kids)
+    work.push_back({k, g_self});
 
   int live = 0;
   while (!work.empty()) {
@@ -249,8 +254,8 @@ int signal_descendants(int sig, pid_t skip_pgid) {
     if (pidfd < 0 && errno != ENOSYS && errno != EPERM) continue;  // already gone (and reaped)
     char state = 0;
     pid_t ppid = 0, pgid = 0;
-    if (!read_stat(it.pid, &state, &ppid, &pgid) || (ppid != it.parent && ppid != g_self) ||
-        state == 'Z' || state == 'X') {
+    if (!read_stat(it.pid, &state, &ppid, &pgid) || (ppid != it.parent && ppid != g_self) || state == 'Z' ||
+        state == 'X') {
       // Gone, a stranger, or a zombie: a zombie has no children left and ignores signals.
       if (pidfd >= 0) close(pidfd);
       continue;
@@ -260,7 +265,8 @@ int signal_descendants(int sig, pid_t skip_pgid) {
     // missed by this pass.
     kids.clear();
     read_children(it.pid, &kids);
-    for (pid_t k : kids) work.push_back({k, it.pid});
+    for (pid_t k : kids)
+      work.push_back({k, it.pid});
     if (skip_pgid <= 0 || pgid != skip_pgid) {
       if (pidfd >= 0) {
         sys_pidfd_send_signal(pidfd, sig);
@@ -357,7 +363,8 @@ int supervise(const Options& opt) {
   // signalfd instead of running default actions (the parent-death signal would kill us).
   sigset_t handled;
   sigemptyset(&handled);
-  for (int s : kForwarded) sigaddset(&handled, s);
+  for (int s : kForwarded)
+    sigaddset(&handled, s);
   sigaddset(&handled, SIGCHLD);
   sigaddset(&handled, pdeath_signal());
   sigprocmask(SIG_BLOCK, &handled, nullptr);

@@ -7,9 +7,9 @@
 
 namespace cordon {
 
-constexpr uint64_t kFsTruncate = 1ULL << 14;   // ABI 3
-constexpr uint64_t kFsIoctlDev = 1ULL << 15;   // ABI 5
-constexpr int kRuleNetPort = 2;                // ABI 4
+constexpr uint64_t kFsTruncate = 1ULL << 14;  // ABI 3
+constexpr uint64_t kFsIoctlDev = 1ULL << 15;  // ABI 5
+constexpr int kRuleNetPort = 2;               // ABI 4
 
 // Adds landlockAbi, landlockCreateRuleset, landlockAddPathRule, landlockAddNetRule to exports.
 void register_landlock(napi_env env, napi_value exports);

@@ -148,8 +148,7 @@ void close_if_open(int* fd) {
 }  // namespace
 
 bool spawn_context_init(SpawnContext* ctx) {
-  void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return false;
   int dev_null = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
   if (dev_null < 0) {
@@ -221,12 +220,13 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   int pidfd = -1;
   char* stack_top = static_cast<char*>(ctx->stack) + ctx->stack_size;
-  pid_t pid = clone(child_main, stack_top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args,
-                    &pidfd, nullptr, nullptr);
+  pid_t pid =
+      clone(child_main, stack_top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd, nullptr, nullptr);
   int clone_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 
-  for (int i = 0; i < req.fd_count; i++) close_if_open(&child_ends[i]);
+  for (int i = 0; i < req.fd_count; i++)
+    close_if_open(&child_ends[i]);
 
   if (pid < 0 || args.stage != nullptr) {
     if (pid >= 0) {
@@ -238,7 +238,8 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
     }
     out->stage = pid < 0 ? "clone" : args.stage;
     out->error = pid < 0 ? clone_error : args.error;
-    for (int i = 0; i < req.fd_count; i++) close_if_open(&out->parent_fds[i]);
+    for (int i = 0; i < req.fd_count; i++)
+      close_if_open(&out->parent_fds[i]);
     return false;
   }
   out->pid = pid;

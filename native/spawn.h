@@ -17,11 +17,11 @@ enum class StdioKind : uint8_t { Null = 0, Pipe = 1, Inherit = 2 };
 constexpr int kMaxChildFds = 4;
 
 struct SpawnRequest {
-  const char* file;          // argv[0] as given; searched in PATH when it has no '/'
-  char* const* argv;         // NULL-terminated
-  char* const* envp;         // NULL-terminated, complete (the host already merged it)
-  const char* cwd;           // NULL: inherit the host's cwd
-  int fd_count;              // 3 or 4
+  const char* file;   // argv[0] as given; searched in PATH when it has no '/'
+  char* const* argv;  // NULL-terminated
+  char* const* envp;  // NULL-terminated, complete (the host already merged it)
+  const char* cwd;    // NULL: inherit the host's cwd
+  int fd_count;       // 3 or 4
   StdioKind kinds[kMaxChildFds];
   const ConfinementPlan* plan;  // NULL: unconfined
 };
@@ -30,8 +30,8 @@ struct SpawnResult {
   pid_t pid = -1;
   int pidfd = -1;
   int parent_fds[kMaxChildFds] = {-1, -1, -1, -1};  // host ends of Pipe fds, O_CLOEXEC
-  const char* stage = nullptr;  // set on failure before exec
-  int error = 0;                // errno of that stage
+  const char* stage = nullptr;                      // set on failure before exec
+  int error = 0;                                    // errno of that stage
 };
 
 // Per-host-thread resources reused across spawns (the child stack, an O_CLOEXEC /dev/null).

@@ -37,8 +37,20 @@ export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
 export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
 export { classifyDenial } from './sandbox/facts.js'
-export { ShellExecutor, LocalShellExecutor, SHELL_ENV, type LocalShellExecutorInit, type ShellSandbox } from './shell/executor.js'
+export {
+  ShellExecutor,
+  LocalShellExecutor,
+  SHELL_ENV,
+  type LocalShellExecutorInit,
+  type ShellSandbox,
+} from './shell/executor.js'
 export type { LocalShellExecutorOptions } from './shell/executor-options.js'
-export { createBashTool, type BashTool, type BashToolCall, type BashToolOptions, type BashToolResult } from './tool/bash-tool.js'
+export {
+  createBashTool,
+  type BashTool,
+  type BashToolCall,
+  type BashToolOptions,
+  type BashToolResult,
+} from './tool/bash-tool.js'
 export type { Approval, ApprovalRequest } from './tool/approval.js'
 export type { ApprovalOutcome } from './policy/widen.js'

@@ -23,14 +23,20 @@ ${POLICY_HELP}
 
 /** The names of the bits set in `mask`, from a name→bit table. */
 function bitNames(mask: number, table: Readonly<Record<string, number>>): string[] {
-  return Object.entries(table).filter(([, bit]) => (mask & bit) !== 0).map(([name]) => name.toLowerCase().replace(/_/g, '-'))
+  return Object.entries(table)
+    .filter(([, bit]) => (mask & bit) !== 0)
+    .map(([name]) => name.toLowerCase().replace(/_/g, '-'))
 }
 
 /** Everything `explain` reports, as one JSON-able object. */
 export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promise<Record<string, unknown>> {
   const { policy } = flags
   if (policy.mode === 'danger-full-access') {
-    return { policy, backend: 'none', why: 'danger-full-access never asks a sandbox backend: the command runs unconfined' }
+    return {
+      policy,
+      backend: 'none',
+      why: 'danger-full-access never asks a sandbox backend: the command runs unconfined',
+    }
   }
   const sandbox = await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
   try {
@@ -40,11 +46,22 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
       choice = selectBackend(caps, policy as SandboxPolicy)
     } catch (error) {
       if (!isSandboxUnavailableError(error)) throw error
-      return { policy, backend: 'none', error: { name: error.name, code: error.code, message: error.message }, capabilities: caps }
+      return {
+        policy,
+        backend: 'none',
+        error: { name: error.name, code: error.code, message: error.message },
+        capabilities: caps,
+      }
     }
     const grants = grantsFor(policy, { tempDir: '/tmp/cordon-tmp-<session>' })
     const why = `${choice.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${choice.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
-    const chosen = { policy, backend: choice.backend, enforcement: choice.enforcement, why, limitations: choice.capability.limitations }
+    const chosen = {
+      policy,
+      backend: choice.backend,
+      enforcement: choice.enforcement,
+      why,
+      limitations: choice.capability.limitations,
+    }
     if (choice.backend === 'bubblewrap') {
       const argv = bubblewrapArgv(grants, {
         bwrapPath: choice.capability.executable ?? 'bwrap',
@@ -59,14 +76,24 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         capabilities:
           'bwrap drops every capability inside (--cap-drop ALL); no_new_privs' +
           (choice.capability.seccomp ? '; seccomp refuses io_uring and foreign-architecture syscalls' : '') +
-          (choice.capability.landlockScopes ? '; a Landlock scope refuses host abstract unix sockets and signals to host processes' : ''),
+          (choice.capability.landlockScopes
+            ? '; a Landlock scope refuses host abstract unix sockets and signals to host processes'
+            : ''),
       }
     }
     const abi = choice.capability.abi ?? 0
     // The session temp dir does not exist until a run: explain it as the directory it will be.
-    const plan = planRuleset(grants, abi, (path) => (path.includes('<session>') ? { dev: 0, ino: 0, directory: true } : statPath(path)))
+    const plan = planRuleset(grants, abi, (path) =>
+      path.includes('<session>') ? { dev: 0, ino: 0, directory: true } : statPath(path),
+    )
     const arch = hostSeccompArch()
-    const seccomp = arch ? seccompRulesFor({ arch, mode: policy.mode as 'read-only' | 'workspace-write', network: policy.network ?? 'inherit' }) : undefined
+    const seccomp = arch
+      ? seccompRulesFor({
+          arch,
+          mode: policy.mode as 'read-only' | 'workspace-write',
+          network: policy.network ?? 'inherit',
+        })
+      : undefined
     return {
       ...chosen,
       landlock: {
@@ -99,7 +126,13 @@ export function renderExplanation(report: Record<string, unknown>): string {
     why?: string
     error?: { message: string }
     limitations?: string[]
-    landlock?: { abi: number; handledFs: string[]; handledNet: string[]; scoped: string[]; rules: { path: string; allowed: string[]; origin: string }[] }
+    landlock?: {
+      abi: number
+      handledFs: string[]
+      handledNet: string[]
+      scoped: string[]
+      rules: { path: string; allowed: string[]; origin: string }[]
+    }
     seccomp?: { arch: string; refuse: string[]; refuseIoctls: string[]; socketFamiliesAllowed: number[] | 'all' }
     bubblewrap?: { version?: string; argv: string[] }
     capabilities?: string
@@ -114,7 +147,9 @@ export function renderExplanation(report: Record<string, unknown>): string {
   for (const l of r.limitations ?? []) lines.push(`limitation: ${l}`)
   if (r.landlock) {
     const l = r.landlock
-    lines.push(`landlock ABI ${l.abi}: handles ${l.handledFs.join(' ')}${l.handledNet.length ? `; net ${l.handledNet.join(' ')}` : ''}; scopes ${l.scoped.join(' ') || 'none'}`)
+    lines.push(
+      `landlock ABI ${l.abi}: handles ${l.handledFs.join(' ')}${l.handledNet.length ? `; net ${l.handledNet.join(' ')}` : ''}; scopes ${l.scoped.join(' ') || 'none'}`,
+    )
     for (const rule of l.rules) lines.push(`  allow ${rule.path}: ${rule.allowed.join(' ')}  [${rule.origin}]`)
   }
   if (r.seccomp) {
@@ -125,7 +160,9 @@ export function renderExplanation(report: Record<string, unknown>): string {
   }
   if (r.bubblewrap) {
     lines.push(`bubblewrap${r.bubblewrap.version ? ` (${r.bubblewrap.version})` : ''} argv:`)
-    lines.push(`  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`)
+    lines.push(
+      `  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
+    )
   }
   if (r.capabilities) lines.push(`capabilities: ${r.capabilities}`)
   return `${lines.join('\n')}\n`

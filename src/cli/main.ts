@@ -25,7 +25,10 @@ function version(): string {
 }
 
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
-export async function main(argv: string[], io = { stdout: process.stdout as NodeJS.WritableStream, stderr: process.stderr as NodeJS.WritableStream }): Promise<number> {
+export async function main(
+  argv: string[],
+  io = { stdout: process.stdout as NodeJS.WritableStream, stderr: process.stderr as NodeJS.WritableStream },
+): Promise<number> {
   const [verb, ...rest] = argv
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
   try {
@@ -57,11 +60,13 @@ export async function main(argv: string[], io = { stdout: process.stdout as Node
     } else {
       io.stderr.write(`cordon: ${e.message}\n`)
       if (error instanceof UsageError) {
-        const help = verb === 'run' ? RUN_HELP : verb === 'probe' ? PROBE_HELP : verb === 'explain' ? EXPLAIN_HELP : MAIN_HELP
+        const help =
+          verb === 'run' ? RUN_HELP : verb === 'probe' ? PROBE_HELP : verb === 'explain' ? EXPLAIN_HELP : MAIN_HELP
         io.stderr.write(`\n${help}`)
       }
     }
-    if (error instanceof UsageError || isSandboxUnavailableError(error) || isInvalidRequestError(error)) return EXIT_CORDON_FAILED
+    if (error instanceof UsageError || isSandboxUnavailableError(error) || isInvalidRequestError(error))
+      return EXIT_CORDON_FAILED
     return EXIT_CORDON_FAILED
   }
 }

@@ -38,26 +38,34 @@ export interface PolicyFlags {
 }
 
 /** Parses `args` with `extra` options; unknown options and bad values throw UsageError. */
-export function parseWith(args: string[], extra: NonNullable<ParseArgsConfig['options']>): { values: Record<string, unknown>; positionals: string[] } {
+export function parseWith(
+  args: string[],
+  extra: NonNullable<ParseArgsConfig['options']>,
+): { values: Record<string, unknown>; positionals: string[] } {
   try {
     return parseArgs({ args, options: { ...POLICY_OPTIONS, ...extra }, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error))
+    throw new UsageError(
+      error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error),
+    )
   }
 }
 
 /** Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag. */
 export function policyFrom(values: Record<string, unknown>, cwd = process.cwd()): PolicyFlags {
   const mode = (values['mode'] as string | undefined) ?? 'read-only'
-  if (!isSandboxMode(mode)) throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
+  if (!isSandboxMode(mode))
+    throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
   const network = (values['network'] as string | undefined) ?? 'inherit'
-  if (network !== 'inherit' && network !== 'deny') throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
+  if (network !== 'inherit' && network !== 'deny')
+    throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
   const backend = values['backend'] as string | undefined
   if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
   }
   const writable = ((values['writable'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
-  if (writable.length > 0 && mode !== 'workspace-write') throw new UsageError('--writable: only meaningful with --mode workspace-write')
+  if (writable.length > 0 && mode !== 'workspace-write')
+    throw new UsageError('--writable: only meaningful with --mode workspace-write')
   let policy: SandboxExecutionPolicy
   try {
     policy = resolvePolicy({
@@ -71,5 +79,9 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
-  return { policy, backends: backend === undefined ? undefined : [backend as SandboxBackendName], json: values['json'] === true }
+  return {
+    policy,
+    backends: backend === undefined ? undefined : [backend as SandboxBackendName],
+    json: values['json'] === true,
+  }
 }

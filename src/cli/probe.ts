@@ -17,11 +17,16 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
   for (const name of caps.chain) {
     const cap = caps.backends[name]
     if (!cap) continue
-    lines.push('', `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`)
+    lines.push(
+      '',
+      `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`,
+    )
     if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
     if (cap.enforcement) {
       for (const [mode, e] of Object.entries(cap.enforcement)) {
-        lines.push(`  ${mode}: ${e.inherit} (network deny: ${e.deny}); governs ${(cap.governs?.[mode as keyof typeof cap.governs] ?? []).join(', ')}`)
+        lines.push(
+          `  ${mode}: ${e.inherit} (network deny: ${e.deny}); governs ${(cap.governs?.[mode as keyof typeof cap.governs] ?? []).join(', ')}`,
+        )
       }
     }
     for (const limit of cap.limitations) lines.push(`  limitation: ${limit}`)
@@ -39,7 +44,9 @@ export async function probeVerb(args: string[], io: { stdout: NodeJS.WritableStr
   }
   const sandbox = await LocalSandbox.create()
   try {
-    io.stdout.write(values['json'] ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities))
+    io.stdout.write(
+      values['json'] ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities),
+    )
   } finally {
     await sandbox.dispose()
   }

@@ -54,7 +54,10 @@ const UNCONFINED: ShellSandbox = {
 }
 
 /** Runs the `run` verb; returns the exit status. */
-export async function runVerb(args: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+export async function runVerb(
+  args: string[],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<number> {
   const { values, positionals } = parseWith(args, { timeout: { type: 'string' } })
   if (values['help']) {
     io.stdout.write(RUN_HELP)
@@ -65,7 +68,8 @@ export async function runVerb(args: string[], io: { stdout: NodeJS.WritableStrea
   let timeoutMs: number | undefined
   if (values['timeout'] !== undefined) {
     timeoutMs = Number(values['timeout'])
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values['timeout'])}"`)
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values['timeout'])}"`)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED
@@ -81,13 +85,23 @@ export async function runVerb(args: string[], io: { stdout: NodeJS.WritableStrea
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const spec = executor.resolve({ command: positionals.map(shellQuote).join(' '), sandboxPolicy: flags.policy, signal: interrupt.signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) })
-    const result = await executor.run(spec, flags.json ? {} : { onOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk) })
+    const spec = executor.resolve({
+      command: positionals.map(shellQuote).join(' '),
+      sandboxPolicy: flags.policy,
+      signal: interrupt.signal,
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    })
+    const result = await executor.run(
+      spec,
+      flags.json ? {} : { onOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk) },
+    )
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(result)}\n`)
     } else {
       if (result.sandbox?.enforcement === 'partial') {
-        io.stderr.write(`cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs\n`)
+        io.stderr.write(
+          `cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs\n`,
+        )
       }
       const line = denialLine(result, flags.policy)
       if (line) io.stderr.write(`${line}\n`)

@@ -154,7 +154,12 @@ export class SpawnError extends Error {
 export function isSpawnError(value: unknown): value is SpawnError {
   if (typeof value !== 'object' || value === null) return false
   const v = value as Record<string, unknown>
-  return v['name'] === 'SpawnError' && typeof v['code'] === 'string' && typeof v['stage'] === 'string' && typeof v['errno'] === 'number'
+  return (
+    v['name'] === 'SpawnError' &&
+    typeof v['code'] === 'string' &&
+    typeof v['stage'] === 'string' &&
+    typeof v['errno'] === 'number'
+  )
 }
 
 /** A request or configuration was malformed; `issues` lists every problem, each naming its field. */

@@ -145,9 +145,11 @@ export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions
   for (const kind of row.writable) {
     if (kind === 'root') candidates.push({ field: 'workspaceRoot', path: policy.workspaceRoot, kind })
     if (kind === 'extra') {
-      for (const [i, p] of (policy.writableRoots ?? []).entries()) candidates.push({ field: `writableRoots[${i}]`, path: p, kind })
+      for (const [i, p] of (policy.writableRoots ?? []).entries())
+        candidates.push({ field: `writableRoots[${i}]`, path: p, kind })
     }
-    if (kind === 'temp' && options.tempDir !== undefined) candidates.push({ field: 'tempDir', path: options.tempDir, kind })
+    if (kind === 'temp' && options.tempDir !== undefined)
+      candidates.push({ field: 'tempDir', path: options.tempDir, kind })
   }
 
   const writable: WritableGrant[] = []

@@ -46,13 +46,16 @@ export interface ResolvePolicyInput {
 const modeField = z
   .string({ error: 'expected a sandbox mode string' })
   .refine((m) => (SANDBOX_MODES as readonly string[]).includes(m), {
-    error: (issue) => `unknown sandbox mode ${JSON.stringify(issue.input)} (expected one of ${SANDBOX_MODES.join(', ')})`,
+    error: (issue) =>
+      `unknown sandbox mode ${JSON.stringify(issue.input)} (expected one of ${SANDBOX_MODES.join(', ')})`,
   })
 const absoluteField = z
   .string({ error: 'expected a path string' })
   .refine((p) => p.length > 0, 'must not be empty')
   .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
-  .refine((p) => p.length === 0 || path.isAbsolute(p), { error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}` })
+  .refine((p) => p.length === 0 || path.isAbsolute(p), {
+    error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}`,
+  })
 
 /** Validates the shape of a ResolvePolicyInput (existence is checked by resolvePolicy itself). */
 export const ResolvePolicyInputSchema = z
@@ -108,7 +111,9 @@ function existingDirectory(field: string, p: string, issues: string[]): string |
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const missing = code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
-    issues.push(`${field}: ${missing ? 'directory does not exist' : `cannot be resolved (${code ?? 'error'})`}: ${JSON.stringify(p)}`)
+    issues.push(
+      `${field}: ${missing ? 'directory does not exist' : `cannot be resolved (${code ?? 'error'})`}: ${JSON.stringify(p)}`,
+    )
     return undefined
   }
   if (!isDirectory(real)) {
@@ -130,7 +135,10 @@ function dedupe(paths: readonly string[]): string[] {
 export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy {
   const parsed = ResolvePolicyInputSchema.safeParse(input)
   if (!parsed.success) {
-    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: 'invalid sandbox policy', cause: parsed.error })
+    throw new InvalidRequestError(formatZodIssues(parsed.error), {
+      context: 'invalid sandbox policy',
+      cause: parsed.error,
+    })
   }
   const given = parsed.data
   const issues: string[] = []
@@ -153,7 +161,8 @@ export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy
     policy.writableRoots = Object.freeze(dedupe((writableRoots as string[]).filter((p) => p !== workspaceRoot)))
   }
   if (given.network !== undefined) policy.network = given.network
-  if (given.protectedPaths !== undefined) policy.protectedPaths = Object.freeze(dedupe(given.protectedPaths.map(canonicalPath)))
+  if (given.protectedPaths !== undefined)
+    policy.protectedPaths = Object.freeze(dedupe(given.protectedPaths.map(canonicalPath)))
   if (given.hiddenPaths !== undefined) policy.hiddenPaths = Object.freeze(dedupe(given.hiddenPaths.map(canonicalPath)))
   if (given.requireEnforcement !== undefined) policy.requireEnforcement = given.requireEnforcement
   return Object.freeze(policy)

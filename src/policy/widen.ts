@@ -124,5 +124,6 @@ export function narrowestWiderMode(from: SandboxMode): SandboxMode | undefined {
 
 // The ladder must agree with the order of SANDBOX_MODES (narrowest first).
 for (const [i, mode] of SANDBOX_MODES.entries()) {
-  if (WIDER_MODES[mode].join() !== SANDBOX_MODES.slice(i + 1).join()) throw new Error(`widening ladder out of order at ${mode}`)
+  if (WIDER_MODES[mode].join() !== SANDBOX_MODES.slice(i + 1).join())
+    throw new Error(`widening ladder out of order at ${mode}`)
 }

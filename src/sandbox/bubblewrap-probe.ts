@@ -30,7 +30,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
   'hiddenPaths are not hidden; protectedPaths are read-only only where they exist when the command starts',
   'the pid namespace ends with the command: a background job it leaves behind is killed when it exits',
-  'a command killed by a signal is reported as exit code 128+N (bwrap\'s init turns the signal into a status), and SIGTERM to the tree ends the whole sandbox at once (no grace inside)',
+  "a command killed by a signal is reported as exit code 128+N (bwrap's init turns the signal into a status), and SIGTERM to the tree ends the whole sandbox at once (no grace inside)",
   'each run costs a few user/mount/pid namespace set-ups: several times a Landlock spawn',
 ]
 
@@ -80,12 +80,18 @@ export function userNamespaceRemedy(): string {
     }
   }
   const steps: string[] = []
-  if (read('/proc/sys/kernel/unprivileged_userns_clone') === '0') steps.push('sysctl -w kernel.unprivileged_userns_clone=1')
+  if (read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
+    steps.push('sysctl -w kernel.unprivileged_userns_clone=1')
   if (read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') === '1') {
-    steps.push('sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or load the bwrap-userns-restrict AppArmor profile)')
+    steps.push(
+      'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or load the bwrap-userns-restrict AppArmor profile)',
+    )
   }
   if (read('/proc/sys/user/max_user_namespaces') === '0') steps.push('sysctl -w user.max_user_namespaces=15000')
-  const how = steps.length > 0 ? steps.join('; ') : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
+  const how =
+    steps.length > 0
+      ? steps.join('; ')
+      : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
   return `unprivileged user namespaces are disabled or refused: ${how}; or use the landlock backend, or choose danger-full-access.`
 }
 
@@ -103,7 +109,11 @@ const CANARY_SCRIPT =
  * unix sockets and signals, so bwrap can still build its mounts while nothing inside can reach a
  * host abstract socket (D-Bus, X11) or signal a host process. bwrap keeps its capabilities.
  */
-export function bubblewrapLaunchPlan(native: NativeAddon, withSeccomp: boolean, scopeRulesetFd?: number): NativeConfinementPlan | undefined {
+export function bubblewrapLaunchPlan(
+  native: NativeAddon,
+  withSeccomp: boolean,
+  scopeRulesetFd?: number,
+): NativeConfinementPlan | undefined {
   const arch = hostSeccompArch()
   const filter = withSeccomp && arch ? bubblewrapLauncherFilter(arch) : undefined
   if (filter === undefined && scopeRulesetFd === undefined) return undefined
@@ -129,23 +139,42 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   const started = performance.now()
   const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
     backend: 'bubblewrap',
-    limitations: cap.landlockScopes ? [SCOPED_NETWORK_LIMITATION, ...BUBBLEWRAP_LIMITATIONS.slice(1)] : [...BUBBLEWRAP_LIMITATIONS],
+    limitations: cap.landlockScopes
+      ? [SCOPED_NETWORK_LIMITATION, ...BUBBLEWRAP_LIMITATIONS.slice(1)]
+      : [...BUBBLEWRAP_LIMITATIONS],
     ...cap,
     probeMs: performance.now() - started,
   })
   if (process.platform !== 'linux') {
-    return done({ usable: false, reason: `bubblewrap is Linux-only (this is ${process.platform})`, remedy: 'Use a Linux host, or choose danger-full-access.' })
+    return done({
+      usable: false,
+      reason: `bubblewrap is Linux-only (this is ${process.platform})`,
+      remedy: 'Use a Linux host, or choose danger-full-access.',
+    })
   }
   const searchPath = options.searchPath ?? process.env['PATH'] ?? ''
   const bwrap = findOnPath('bwrap', searchPath)
   if (bwrap === undefined) {
-    return done({ usable: false, reason: `bwrap was not found on PATH (${searchPath || 'empty'})`, remedy: REMEDY_INSTALL_BUBBLEWRAP })
+    return done({
+      usable: false,
+      reason: `bwrap was not found on PATH (${searchPath || 'empty'})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
   }
   let version: string
   try {
-    version = execFileSync(bwrap, ['--version'], { encoding: 'utf8', timeout: options.timeoutMs ?? 3000, stdio: ['ignore', 'pipe', 'pipe'] }).trim()
+    version = execFileSync(bwrap, ['--version'], {
+      encoding: 'utf8',
+      timeout: options.timeoutMs ?? 3000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim()
   } catch (error) {
-    return done({ executable: bwrap, usable: false, reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`, remedy: REMEDY_INSTALL_BUBBLEWRAP })
+    return done({
+      executable: bwrap,
+      usable: false,
+      reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
   }
   let native: NativeAddon
   try {
@@ -191,13 +220,20 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       failure: f,
     })
   }
-  if (attempt.error !== undefined) return done({ ...base, usable: false, reason: attempt.error, remedy: 'Check that /bin/sh runs, or choose danger-full-access.' })
+  if (attempt.error !== undefined)
+    return done({
+      ...base,
+      usable: false,
+      reason: attempt.error,
+      remedy: 'Check that /bin/sh runs, or choose danger-full-access.',
+    })
   if (!attempt.ok) {
     const refused = attempt.bwrapLine !== undefined && USERNS_REFUSAL.test(attempt.bwrapLine)
     return done({
       ...base,
       usable: false,
-      reason: attempt.bwrapLine !== undefined ? `bwrap refused to start the sandbox (${attempt.bwrapLine})` : attempt.why,
+      reason:
+        attempt.bwrapLine !== undefined ? `bwrap refused to start the sandbox (${attempt.bwrapLine})` : attempt.why,
       remedy: refused
         ? userNamespaceRemedy()
         : attempt.bwrapLine !== undefined
@@ -207,15 +243,26 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   }
   const modes = ['read-only', 'workspace-write'] as const
   const enforcement = Object.fromEntries(
-    modes.map((m) => [m, { inherit: bubblewrapEnforcement('inherit').enforcement, deny: bubblewrapEnforcement('deny').enforcement }]),
+    modes.map((m) => [
+      m,
+      { inherit: bubblewrapEnforcement('inherit').enforcement, deny: bubblewrapEnforcement('deny').enforcement },
+    ]),
   ) as Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
-  const governs = Object.fromEntries(modes.map((m) => [m, bubblewrapGovernedClasses()])) as Record<ConfinedSandboxMode, EffectClass[]>
+  const governs = Object.fromEntries(modes.map((m) => [m, bubblewrapGovernedClasses()])) as Record<
+    ConfinedSandboxMode,
+    EffectClass[]
+  >
   return done({
     ...base,
     usable: true,
     enforcement,
     governs,
-    ...(seccomp ? {} : { remedy: 'the launcher seccomp filter does not load here: io_uring is not refused (make bwrap non-setuid, or enable CONFIG_SECCOMP_FILTER)' }),
+    ...(seccomp
+      ? {}
+      : {
+          remedy:
+            'the launcher seccomp filter does not load here: io_uring is not refused (make bwrap non-setuid, or enable CONFIG_SECCOMP_FILTER)',
+        }),
   })
 }
 
@@ -238,13 +285,22 @@ function readAll(socket: Socket | undefined): Promise<string> {
   })
 }
 
-async function canary(bwrap: string, plan: NativeConfinementPlan | undefined, options: BubblewrapProbeOptions): Promise<CanaryOutcome> {
+async function canary(
+  bwrap: string,
+  plan: NativeConfinementPlan | undefined,
+  options: BubblewrapProbeOptions,
+): Promise<CanaryOutcome> {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-probe-bwrap-')))
   try {
     fs.mkdirSync(path.join(dir, 'allowed'))
     const modeBefore = fs.statSync(dir).mode & 0o7777
     const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: path.join(dir, 'allowed'), network: 'deny' })
-    const argv = bubblewrapArgv(grants, { bwrapPath: bwrap, network: 'deny', cwd: '/', command: [options.shell ?? '/bin/sh', '-c', CANARY_SCRIPT, 'cordon-canary', dir] })
+    const argv = bubblewrapArgv(grants, {
+      bwrapPath: bwrap,
+      network: 'deny',
+      cwd: '/',
+      command: [options.shell ?? '/bin/sh', '-c', CANARY_SCRIPT, 'cordon-canary', dir],
+    })
     let child
     try {
       child = startChild({
@@ -255,13 +311,15 @@ async function canary(bwrap: string, plan: NativeConfinementPlan | undefined, op
         confinement: plan,
       })
     } catch (error) {
-      if (isSpawnError(error)) return { ok: false, failure: { stage: error.stage, errno: error.errno, code: errnoName(error.errno) } }
+      if (isSpawnError(error))
+        return { ok: false, failure: { stage: error.stage, errno: error.errno, code: errnoName(error.errno) } }
       return { ok: false, error: `the canary could not be spawned: ${String(error)}` }
     }
     const stderr = readAll(child.stderr)
     const timeoutMs = options.timeoutMs ?? 3000
     const outcome = await exitWithin(child, timeoutMs)
-    if (outcome === 'timeout') return { ok: false, error: `the bubblewrap canary did not finish within ${timeoutMs} ms` }
+    if (outcome === 'timeout')
+      return { ok: false, error: `the bubblewrap canary did not finish within ${timeoutMs} ms` }
     const text = await stderr
     const bwrapLine = text.split(/\r?\n/).find((l) => l.startsWith('bwrap: '))
     const wrote = fs.existsSync(path.join(dir, 'allowed', 'ok'))

@@ -60,7 +60,14 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.tempDir !== undefined && !grants.writable.some((w) => w.path === options.tempDir)) {
     throw new Error(`bubblewrapArgv: temp dir ${options.tempDir} is not a writable grant`)
   }
-  const argv = [options.bwrapPath, '--die-with-parent', '--new-session', '--unshare-user', '--disable-userns', '--unshare-pid']
+  const argv = [
+    options.bwrapPath,
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-user',
+    '--disable-userns',
+    '--unshare-pid',
+  ]
   if (options.network === 'deny') argv.push('--unshare-net')
   argv.push('--cap-drop', 'ALL')
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')

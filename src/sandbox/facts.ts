@@ -37,7 +37,8 @@ export interface DenialFacts {
 
 // Paths as tools print them: quoted ('…', "…", `…'), or the bare token before ": <error>".
 const QUOTED = /[‘'"`]([^'"`’\n]+)[’'"]/g
-const BARE_BEFORE_COLON = /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
+const BARE_BEFORE_COLON =
+  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
 
 /** Paths a denial line names, in order, each relative one resolved against the first of `bases` where it (or its parent) exists. */
 export function pathsInLine(line: string, cwd: string, bases: readonly string[] = [cwd]): string[] {
@@ -46,7 +47,10 @@ export function pathsInLine(line: string, cwd: string, bases: readonly string[] 
   for (const m of line.matchAll(BARE_BEFORE_COLON)) found.push(m[1]!)
   return [...new Set(found)]
     .filter((p) => p.includes('/') || /^[\w.-]+$/.test(p))
-    .filter((p) => !/^(sh|bash|dash|zsh|line|error|fatal|warning|cp|mv|rm|touch|mkdir|tee|dd|sed|ln|open|write|errno)$/i.test(p))
+    .filter(
+      (p) =>
+        !/^(sh|bash|dash|zsh|line|error|fatal|warning|cp|mv|rm|touch|mkdir|tee|dd|sed|ln|open|write|errno)$/i.test(p),
+    )
     .map((p) => (isAbsolute(p) ? resolve(p) : resolveRelative(p, bases.length > 0 ? bases : [cwd])))
 }
 

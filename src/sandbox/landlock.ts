@@ -134,7 +134,11 @@ export const statPath: PathInspector = (path) => {
  * Rights are cut to what the ABI handles, and to file rights on non-directories; device creation
  * is handled and never granted. A missing device is skipped; a missing writable path throws.
  */
-export function planRuleset(grants: SandboxGrants, abi: number, inspect: PathInspector = statPath): LandlockRulesetPlan {
+export function planRuleset(
+  grants: SandboxGrants,
+  abi: number,
+  inspect: PathInspector = statPath,
+): LandlockRulesetPlan {
   const level = Math.min(abi, KNOWN_ABI)
   const handledFs = handledFsFor(level)
   const never = FS.MAKE_CHAR | FS.MAKE_BLOCK
@@ -154,7 +158,14 @@ export function planRuleset(grants: SandboxGrants, abi: number, inspect: PathIns
     let allowed = rightsFor(entry.access) & handledFs & ~never
     if (!info.directory) allowed &= FILE_RIGHTS
     if (allowed === 0) continue
-    rules.push({ path: entry.path, allowed, directory: info.directory, dev: info.dev, ino: info.ino, origin: entry.origin })
+    rules.push({
+      path: entry.path,
+      allowed,
+      directory: info.directory,
+      dev: info.dev,
+      ino: info.ino,
+      origin: entry.origin,
+    })
   }
   if (missing.length > 0) {
     throw new InvalidRequestError(

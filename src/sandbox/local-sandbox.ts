@@ -24,7 +24,14 @@ import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../sub
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv } from './bubblewrap.js'
 import { bubblewrapLaunchPlan, createScopeRuleset } from './bubblewrap-probe.js'
-import { planRuleset, RulesetBuildError, RulesetCache, statPath, type LandlockRule, type LandlockRulesetPlan } from './landlock.js'
+import {
+  planRuleset,
+  RulesetBuildError,
+  RulesetCache,
+  statPath,
+  type LandlockRule,
+  type LandlockRulesetPlan,
+} from './landlock.js'
 import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
 import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
 import { selectBackend } from './select.js'
@@ -115,7 +122,8 @@ export class LocalSandbox {
     const tempDir = policy.mode === 'workspace-write' ? this.sessionTempDir(policy.sessionId) : undefined
     if (choice.backend === 'bubblewrap') {
       const bwrap = choice.capability.executable
-      if (bwrap === undefined) throw new SandboxUnavailableError(policy.mode, { reason: 'the probe recorded no bwrap executable' })
+      if (bwrap === undefined)
+        throw new SandboxUnavailableError(policy.mode, { reason: 'the probe recorded no bwrap executable' })
       const grants = this.grantsFor(policy, tempDir)
       // As under Landlock, a writable root is never skipped: a missing one is the caller's error.
       const missing = grants.writable.filter((w) => !fs.existsSync(w.path))
@@ -132,10 +140,19 @@ export class LocalSandbox {
         cwd: bare.cwd,
         command: bare.argv,
       })
-      const plan = bubblewrapLaunchPlan(native, choice.capability.seccomp === true, choice.capability.landlockScopes ? this.scopeRuleset(native) : undefined)
+      const plan = bubblewrapLaunchPlan(
+        native,
+        choice.capability.seccomp === true,
+        choice.capability.landlockScopes ? this.scopeRuleset(native) : undefined,
+      )
       const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
       return {
-        spec: { ...bare, argv, ...(env === undefined ? {} : { env }), confinement: { backend: 'bubblewrap', mode: policy.mode, ...(plan ? { plan } : {}) } },
+        spec: {
+          ...bare,
+          argv,
+          ...(env === undefined ? {} : { env }),
+          confinement: { backend: 'bubblewrap', mode: policy.mode, ...(plan ? { plan } : {}) },
+        },
         backend: choice.backend,
         enforcement: choice.enforcement,
         ...(tempDir === undefined ? {} : { tempDir }),
@@ -165,7 +182,11 @@ export class LocalSandbox {
     }
     const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
     return {
-      spec: { ...bare, ...(env === undefined ? {} : { env }), confinement: { backend: choice.backend, mode: policy.mode, plan } },
+      spec: {
+        ...bare,
+        ...(env === undefined ? {} : { env }),
+        confinement: { backend: choice.backend, mode: policy.mode, plan },
+      },
       backend: choice.backend,
       enforcement: choice.enforcement,
       ...(tempDir === undefined ? {} : { tempDir }),

@@ -108,11 +108,19 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
     probeMs: performance.now() - started,
   })
   if (process.platform !== 'linux') {
-    return done({ usable: false, reason: `Landlock is Linux-only (this is ${process.platform})`, remedy: 'Use a Linux host with Landlock, or choose danger-full-access.' })
+    return done({
+      usable: false,
+      reason: `Landlock is Linux-only (this is ${process.platform})`,
+      remedy: 'Use a Linux host with Landlock, or choose danger-full-access.',
+    })
   }
   const arch = hostSeccompArch()
   if (!arch) {
-    return done({ usable: false, reason: `no syscall table for ${process.arch}`, remedy: 'Run on x86_64 or aarch64, or choose danger-full-access.' })
+    return done({
+      usable: false,
+      reason: `no syscall table for ${process.arch}`,
+      remedy: 'Run on x86_64 or aarch64, or choose danger-full-access.',
+    })
   }
   let native: NativeAddon
   try {
@@ -130,7 +138,9 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
     const disabled = errnoName(errno) === 'EOPNOTSUPP'
     return done({
       usable: false,
-      reason: disabled ? 'Landlock is supported by the kernel but disabled at boot' : `the kernel offers no Landlock (${errnoName(errno)})`,
+      reason: disabled
+        ? 'Landlock is supported by the kernel but disabled at boot'
+        : `the kernel offers no Landlock (${errnoName(errno)})`,
       remedy: disabled ? REMEDY_LANDLOCK_DISABLED : REMEDY_NO_LANDLOCK,
       failure: { stage: 'landlock', errno, code: errnoName(errno) },
     })
@@ -150,12 +160,25 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
   const facts = { abi: level, seccomp: canary.seccomp }
   const modes = ['read-only', 'workspace-write'] as const
   const enforcement = Object.fromEntries(
-    modes.map((m) => [m, { inherit: landlockEnforcement(facts, m, 'inherit').enforcement, deny: landlockEnforcement(facts, m, 'deny').enforcement }]),
+    modes.map((m) => [
+      m,
+      {
+        inherit: landlockEnforcement(facts, m, 'inherit').enforcement,
+        deny: landlockEnforcement(facts, m, 'deny').enforcement,
+      },
+    ]),
   ) as Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
-  const governs = Object.fromEntries(modes.map((m) => [m, landlockGovernedClasses(facts, m)])) as Record<ConfinedSandboxMode, EffectClass[]>
+  const governs = Object.fromEntries(modes.map((m) => [m, landlockGovernedClasses(facts, m)])) as Record<
+    ConfinedSandboxMode,
+    EffectClass[]
+  >
   const partialWhy: string[] = []
-  if (level < 5) partialWhy.push(`Landlock ABI ${level} < 5 leaves truncation or device ioctls ungoverned: upgrade the kernel to 6.7+`)
-  if (!canary.seccomp) partialWhy.push('seccomp filters do not load (CONFIG_SECCOMP_FILTER): metadata and network are ungoverned')
+  if (level < 5)
+    partialWhy.push(
+      `Landlock ABI ${level} < 5 leaves truncation or device ioctls ungoverned: upgrade the kernel to 6.7+`,
+    )
+  if (!canary.seccomp)
+    partialWhy.push('seccomp filters do not load (CONFIG_SECCOMP_FILTER): metadata and network are ungoverned')
   return done({
     ...base,
     version: `${base.version}${canary.seccomp ? ' + seccomp' : ''}`,
@@ -229,7 +252,13 @@ async function runCanary(native: NativeAddon, arch: SeccompArch, options: ProbeO
         failure: f,
       }
     }
-    if (attempt.error) return { ok: false, seccomp, reason: attempt.error, remedy: 'Check that /bin/sh exists and runs; or choose danger-full-access.' }
+    if (attempt.error)
+      return {
+        ok: false,
+        seccomp,
+        reason: attempt.error,
+        remedy: 'Check that /bin/sh exists and runs; or choose danger-full-access.',
+      }
     const wrote = fs.existsSync(path.join(dir, 'allowed', 'ok'))
     const breached = fs.existsSync(path.join(dir, 'denied'))
     if (attempt.exitCode === 0 && wrote && !breached) return { ok: true, seccomp }
@@ -245,7 +274,8 @@ async function runCanary(native: NativeAddon, arch: SeccompArch, options: ProbeO
       ok: false,
       seccomp,
       reason: `Landlock accepted the ruleset but ${why}`,
-      remedy: 'Do not rely on Landlock on this host (an LSM stack or kernel quirk defeats it); use another backend or choose danger-full-access.',
+      remedy:
+        'Do not rely on Landlock on this host (an LSM stack or kernel quirk defeats it); use another backend or choose danger-full-access.',
     }
   } finally {
     if (rulesetFd >= 0) native.closeFd(rulesetFd)
@@ -260,7 +290,12 @@ interface CanaryAttempt {
   error?: string
 }
 
-async function canaryOnce(dir: string, plan: NativeConfinementPlan, seccomp: boolean, options: ProbeOptions): Promise<CanaryAttempt> {
+async function canaryOnce(
+  dir: string,
+  plan: NativeConfinementPlan,
+  seccomp: boolean,
+  options: ProbeOptions,
+): Promise<CanaryAttempt> {
   let child
   try {
     child = startChild({
@@ -289,7 +324,10 @@ export interface ProbeBackendsOptions {
 }
 
 /** Probes each backend of `chain` once per process (cached, including unusable verdicts). */
-export function probeBackends(chain: readonly SandboxBackendName[] = SANDBOX_BACKENDS, options: ProbeBackendsOptions = {}): Promise<SandboxCapabilities> {
+export function probeBackends(
+  chain: readonly SandboxBackendName[] = SANDBOX_BACKENDS,
+  options: ProbeBackendsOptions = {},
+): Promise<SandboxCapabilities> {
   const key = `${chain.join(',')}\0${options.searchPath ?? process.env['PATH'] ?? ''}`
   let cached = probeCache.get(key)
   if (!cached) {

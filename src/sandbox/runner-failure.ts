@@ -16,11 +16,17 @@ import type { SandboxMode } from '../policy/vocabulary.js'
 
 /** Whether `error` is a SpawnError from a confinement stage (or, under bubblewrap, from exec'ing bwrap). */
 export function isRunnerFailure(error: unknown, backend?: string): boolean {
-  return isSpawnError(error) && (isConfinementStage(error.stage) || (backend === 'bubblewrap' && error.stage === 'exec'))
+  return (
+    isSpawnError(error) && (isConfinementStage(error.stage) || (backend === 'bubblewrap' && error.stage === 'exec'))
+  )
 }
 
 /** The error to surface for a spawn failure under `mode`: SandboxUnavailableError for a runner failure, `error` itself otherwise. */
-export function runnerFailureToError<E>(error: E, mode: SandboxMode, backend = 'landlock'): SandboxUnavailableError | E {
+export function runnerFailureToError<E>(
+  error: E,
+  mode: SandboxMode,
+  backend = 'landlock',
+): SandboxUnavailableError | E {
   if (!isSpawnError(error) || !isRunnerFailure(error, backend)) return error
   return new SandboxUnavailableError(mode, {
     reason:
@@ -46,7 +52,8 @@ export function bwrapRunnerFailure(exitCode: number | null, stderr: string): str
 export function bwrapFailureToError(line: string, mode: SandboxMode): SandboxUnavailableError {
   return new SandboxUnavailableError(mode, {
     reason: 'bubblewrap refused to build the sandbox',
-    remedy: 'Nothing was run. Re-probe the host (LocalSandbox.create) to see which backend still works, or choose danger-full-access.',
+    remedy:
+      'Nothing was run. Re-probe the host (LocalSandbox.create) to see which backend still works, or choose danger-full-access.',
     detail: line,
   })
 }

@@ -21,45 +21,121 @@ export const X32_SYSCALL_BIT = 0x40000000
 
 /** The syscall names the filter may refer to. */
 export type SyscallName =
-  | 'chmod' | 'fchmod' | 'fchmodat' | 'fchmodat2'
-  | 'chown' | 'fchown' | 'lchown' | 'fchownat'
-  | 'utime' | 'utimes' | 'futimesat' | 'utimensat'
-  | 'setxattr' | 'lsetxattr' | 'fsetxattr' | 'setxattrat'
-  | 'removexattr' | 'lremovexattr' | 'fremovexattr' | 'removexattrat'
+  | 'chmod'
+  | 'fchmod'
+  | 'fchmodat'
+  | 'fchmodat2'
+  | 'chown'
+  | 'fchown'
+  | 'lchown'
+  | 'fchownat'
+  | 'utime'
+  | 'utimes'
+  | 'futimesat'
+  | 'utimensat'
+  | 'setxattr'
+  | 'lsetxattr'
+  | 'fsetxattr'
+  | 'setxattrat'
+  | 'removexattr'
+  | 'lremovexattr'
+  | 'fremovexattr'
+  | 'removexattrat'
   | 'file_setattr'
-  | 'io_uring_setup' | 'io_uring_enter' | 'io_uring_register'
-  | 'socket' | 'socketpair' | 'ioctl'
-  | 'landlock_create_ruleset' | 'landlock_add_rule' | 'landlock_restrict_self'
+  | 'io_uring_setup'
+  | 'io_uring_enter'
+  | 'io_uring_register'
+  | 'socket'
+  | 'socketpair'
+  | 'ioctl'
+  | 'landlock_create_ruleset'
+  | 'landlock_add_rule'
+  | 'landlock_restrict_self'
 
 /** Syscall numbers per architecture; a name missing from a table does not exist there (aarch64 has no chmod). */
 export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Partial<Record<SyscallName, number>>>>> = {
   x86_64: {
-    ioctl: 16, socket: 41, socketpair: 53,
-    chmod: 90, fchmod: 91, chown: 92, fchown: 93, lchown: 94,
-    utime: 132, setxattr: 188, lsetxattr: 189, fsetxattr: 190,
-    removexattr: 197, lremovexattr: 198, fremovexattr: 199, utimes: 235,
-    fchownat: 260, futimesat: 261, fchmodat: 268, utimensat: 280,
-    io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
-    landlock_create_ruleset: 444, landlock_add_rule: 445, landlock_restrict_self: 446,
-    fchmodat2: 452, setxattrat: 463, removexattrat: 466, file_setattr: 469,
+    ioctl: 16,
+    socket: 41,
+    socketpair: 53,
+    chmod: 90,
+    fchmod: 91,
+    chown: 92,
+    fchown: 93,
+    lchown: 94,
+    utime: 132,
+    setxattr: 188,
+    lsetxattr: 189,
+    fsetxattr: 190,
+    removexattr: 197,
+    lremovexattr: 198,
+    fremovexattr: 199,
+    utimes: 235,
+    fchownat: 260,
+    futimesat: 261,
+    fchmodat: 268,
+    utimensat: 280,
+    io_uring_setup: 425,
+    io_uring_enter: 426,
+    io_uring_register: 427,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
+    fchmodat2: 452,
+    setxattrat: 463,
+    removexattrat: 466,
+    file_setattr: 469,
   },
   aarch64: {
-    setxattr: 5, lsetxattr: 6, fsetxattr: 7, removexattr: 14, lremovexattr: 15, fremovexattr: 16,
-    ioctl: 29, fchmod: 52, fchmodat: 53, fchownat: 54, fchown: 55, utimensat: 88,
-    socket: 198, socketpair: 199,
-    io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427,
-    landlock_create_ruleset: 444, landlock_add_rule: 445, landlock_restrict_self: 446,
-    fchmodat2: 452, setxattrat: 463, removexattrat: 466, file_setattr: 469,
+    setxattr: 5,
+    lsetxattr: 6,
+    fsetxattr: 7,
+    removexattr: 14,
+    lremovexattr: 15,
+    fremovexattr: 16,
+    ioctl: 29,
+    fchmod: 52,
+    fchmodat: 53,
+    fchownat: 54,
+    fchown: 55,
+    utimensat: 88,
+    socket: 198,
+    socketpair: 199,
+    io_uring_setup: 425,
+    io_uring_enter: 426,
+    io_uring_register: 427,
+    landlock_create_ruleset: 444,
+    landlock_add_rule: 445,
+    landlock_restrict_self: 446,
+    fchmodat2: 452,
+    setxattrat: 463,
+    removexattrat: 466,
+    file_setattr: 469,
   },
 }
 
 /** The metadata family refused under `read-only`: mode, owner, times, extended attributes. */
 export const METADATA_SYSCALLS: readonly SyscallName[] = [
-  'chmod', 'fchmod', 'fchmodat', 'fchmodat2',
-  'chown', 'fchown', 'lchown', 'fchownat',
-  'utime', 'utimes', 'futimesat', 'utimensat',
-  'setxattr', 'lsetxattr', 'fsetxattr', 'setxattrat',
-  'removexattr', 'lremovexattr', 'fremovexattr', 'removexattrat',
+  'chmod',
+  'fchmod',
+  'fchmodat',
+  'fchmodat2',
+  'chown',
+  'fchown',
+  'lchown',
+  'fchownat',
+  'utime',
+  'utimes',
+  'futimesat',
+  'utimensat',
+  'setxattr',
+  'lsetxattr',
+  'fsetxattr',
+  'setxattrat',
+  'removexattr',
+  'lremovexattr',
+  'fremovexattr',
+  'removexattrat',
   'file_setattr',
 ]
 
@@ -215,7 +291,12 @@ export function encodeBpf(program: readonly BpfInstruction[]): Buffer {
 export function decodeBpf(buffer: Buffer): BpfInstruction[] {
   const out: BpfInstruction[] = []
   for (let at = 0; at + 8 <= buffer.length; at += 8) {
-    out.push({ code: buffer.readUInt16LE(at), jt: buffer.readUInt8(at + 2), jf: buffer.readUInt8(at + 3), k: buffer.readUInt32LE(at + 4) })
+    out.push({
+      code: buffer.readUInt16LE(at),
+      jt: buffer.readUInt8(at + 2),
+      jf: buffer.readUInt8(at + 3),
+      k: buffer.readUInt32LE(at + 4),
+    })
   }
   return out
 }

@@ -15,7 +15,10 @@ export interface BackendChoice {
 }
 
 /** The enforcement `capability` gives `policy`, or undefined when the backend is unusable. */
-export function enforcementFor(capability: BackendCapability | undefined, policy: SandboxPolicy): SandboxEnforcement | undefined {
+export function enforcementFor(
+  capability: BackendCapability | undefined,
+  policy: SandboxPolicy,
+): SandboxEnforcement | undefined {
   if (!capability?.usable || !capability.enforcement) return undefined
   return capability.enforcement[policy.mode][policy.network === 'deny' ? 'deny' : 'inherit']
 }

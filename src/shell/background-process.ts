@@ -24,7 +24,11 @@ export class BackgroundShellProcess implements ShellProcess {
 
   constructor(executor: LocalShellExecutor, runtime: SubprocessRuntime, spec: ShellExecSpec) {
     // Confinement errors surface synchronously: nothing is started without its sandbox.
-    const prepared: PreparedSpawn = executor.prepare(spec, { signal: spec.signal, supervise: true, stdoutMaxBytes: executor.config.maxOutputBytes })
+    const prepared: PreparedSpawn = executor.prepare(spec, {
+      signal: spec.signal,
+      supervise: true,
+      stdoutMaxBytes: executor.config.maxOutputBytes,
+    })
     this.handle = runtime.spawn(prepared.spec)
     this.done = this.handle.done.then(
       (outcome) => {
@@ -32,13 +36,15 @@ export class BackgroundShellProcess implements ShellProcess {
         this.signal = outcome.signal
         const stderr = this.handle.collected.stderr?.readFrom(0).text ?? ''
         // bwrap's own refusal (its `bwrap: ` line): the runner failed, the command never ran.
-        const runnerFailed = prepared.backend === 'bubblewrap' && bwrapRunnerFailure(outcome.exitCode, stderr) !== undefined
+        const runnerFailed =
+          prepared.backend === 'bubblewrap' && bwrapRunnerFailure(outcome.exitCode, stderr) !== undefined
         this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, runnerFailed))
         this.status = outcome.signal !== null || this.killRequested ? 'killed' : 'completed'
       },
       (error: unknown) => {
         const runnerFailed = prepared.mode !== undefined && isRunnerFailure(error, prepared.backend)
-        const surfaced = prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
+        const surfaced =
+          prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
         this.failureNote = `spawn failed: ${surfaced instanceof Error ? surfaced.message : String(surfaced)}`
         this.stamp(executor.factsOf(prepared, null, '', spec, runnerFailed))
         this.status = 'killed'

@@ -52,7 +52,8 @@ export class ShellEnvRegistry {
   constructor(options: ShellEnvRegistryOptions = {}) {
     const ambient = (options.env ?? process.env)['DSH_HOME']
     this.#home =
-      options.dshHome ?? (ambient !== undefined && ambient.trim() !== '' ? ambient : path.join(options.homeDir ?? os.homedir(), '.dsh'))
+      options.dshHome ??
+      (ambient !== undefined && ambient.trim() !== '' ? ambient : path.join(options.homeDir ?? os.homedir(), '.dsh'))
   }
 
   /** The resolved `DSH_HOME`: config, else a non-blank `$DSH_HOME`, else `~/.dsh`. */
@@ -69,7 +70,8 @@ export class ShellEnvRegistry {
     const issues: string[] = []
     const name: unknown = contributor?.name
     if (typeof name !== 'string' || name.trim() === '') issues.push('name: must be a non-blank string')
-    else if (this.#contributors.has(name)) issues.push(`name: contributor ${JSON.stringify(name)} is already registered`)
+    else if (this.#contributors.has(name))
+      issues.push(`name: contributor ${JSON.stringify(name)} is already registered`)
     if (typeof contributor?.resolve !== 'function') issues.push('resolve: must be a function')
     const variables: unknown = contributor?.variables
     const declared: BashEnvVariable[] = []
@@ -150,7 +152,8 @@ export class ShellEnvRegistry {
   list(): BashEnvVariableInfo[] {
     const infos: BashEnvVariableInfo[] = []
     for (const registration of this.#contributors.values()) {
-      for (const v of registration.variables) infos.push({ key: v.key, description: v.description, contributor: registration.name })
+      for (const v of registration.variables)
+        infos.push({ key: v.key, description: v.description, contributor: registration.name })
     }
     return infos.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   }

@@ -17,11 +17,22 @@ import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.
 import { BackgroundShellProcess } from './background-process.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
-import type { CollectedOutput, ShellExecRequest, ShellExecSpec, ShellExecutor as ShellExecutorSeam, ShellProcess, ShellRunResult, ShellSandboxInfo } from './types.js'
+import type {
+  CollectedOutput,
+  ShellExecRequest,
+  ShellExecSpec,
+  ShellExecutor as ShellExecutorSeam,
+  ShellProcess,
+  ShellRunResult,
+  ShellSandboxInfo,
+} from './types.js'
 
 /** What the executor needs of a sandbox: `LocalSandbox` satisfies it. */
 export interface ShellSandbox {
-  confine(spec: SubprocessSpawnSpec, policy: SandboxExecutionPolicy): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; tempDir?: string }
+  confine(
+    spec: SubprocessSpawnSpec,
+    policy: SandboxExecutionPolicy,
+  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; tempDir?: string }
 }
 
 /** Everything `new LocalShellExecutor(...)` accepts. */
@@ -47,7 +58,12 @@ export abstract class ShellExecutor implements ShellExecutorSeam {
 }
 
 /** The fixed part of every command's environment: no colours, no pagers, a dumb terminal. */
-export const SHELL_ENV: Readonly<Record<string, string>> = Object.freeze({ NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' })
+export const SHELL_ENV: Readonly<Record<string, string>> = Object.freeze({
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+})
 
 const TIMEOUT = Symbol('cordon.timeout')
 
@@ -91,13 +107,23 @@ export class LocalShellExecutor extends ShellExecutor {
     if (request.timeoutMs !== undefined && !(Number.isFinite(request.timeoutMs) && request.timeoutMs > 0)) {
       throw new RangeError('cordon: request.timeoutMs must be a positive finite number')
     }
-    if (request.stdoutMaxBytes !== undefined && !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)) {
+    if (
+      request.stdoutMaxBytes !== undefined &&
+      !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)
+    ) {
       throw new RangeError('cordon: request.stdoutMaxBytes must be a positive whole number of bytes')
     }
-    const workdir = request.workdir === undefined ? c.cwd : isAbsolute(request.workdir) ? request.workdir : resolvePath(c.cwd, request.workdir)
+    const workdir =
+      request.workdir === undefined
+        ? c.cwd
+        : isAbsolute(request.workdir)
+          ? request.workdir
+          : resolvePath(c.cwd, request.workdir)
     const sandboxPolicy =
       request.sandboxPolicy ??
-      (this.sandbox ? resolvePolicy({ cwd: workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode }) : undefined)
+      (this.sandbox
+        ? resolvePolicy({ cwd: workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
+        : undefined)
     return {
       command: request.command,
       workdir,
@@ -114,7 +140,12 @@ export class LocalShellExecutor extends ShellExecutor {
   /** Builds the runtime spec for `spec` and confines it; throws SANDBOX_UNAVAILABLE, never falls back. */
   prepare(
     spec: ShellExecSpec,
-    options: { signal?: AbortSignal; supervise: boolean; stdoutMaxBytes: number; onOutput?: SubprocessSpawnSpec['onOutput'] },
+    options: {
+      signal?: AbortSignal
+      supervise: boolean
+      stdoutMaxBytes: number
+      onOutput?: SubprocessSpawnSpec['onOutput']
+    },
   ): PreparedSpawn {
     const c = this.config
     const spill = { maxBytes: c.maxSpillBytes }
@@ -134,12 +165,20 @@ export class LocalShellExecutor extends ShellExecutor {
       onOutput: options.onOutput,
     }
     if (!this.sandbox) return { spec: base, mode: undefined, backend: undefined, enforcement: undefined, writable: [] }
-    const policy = spec.sandboxPolicy ?? resolvePolicy({ cwd: spec.workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
+    const policy =
+      spec.sandboxPolicy ??
+      resolvePolicy({ cwd: spec.workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
     if (policy.mode === 'danger-full-access') {
       return { spec: base, mode: policy.mode, backend: undefined, enforcement: undefined, writable: [] }
     }
     const confined = this.sandbox.confine(base, policy)
-    return { spec: confined.spec, mode: policy.mode, backend: confined.backend, enforcement: confined.enforcement, writable: this.writableUnder(policy, confined.tempDir) }
+    return {
+      spec: confined.spec,
+      mode: policy.mode,
+      backend: confined.backend,
+      enforcement: confined.enforcement,
+      writable: this.writableUnder(policy, confined.tempDir),
+    }
   }
 
   /** What `policy` lets a command write (for denial facts), memoised per policy: grants are pure. */
@@ -148,7 +187,10 @@ export class LocalShellExecutor extends ShellExecutor {
     let writable = this.writableMemo.get(key)
     if (writable === undefined) {
       const grants = grantsFor(policy, tempDir === undefined ? {} : { tempDir })
-      writable = [...grants.writable.map((g) => g.path), ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path)]
+      writable = [
+        ...grants.writable.map((g) => g.path),
+        ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path),
+      ]
       if (this.writableMemo.size >= 64) this.writableMemo.delete(this.writableMemo.keys().next().value as string)
       this.writableMemo.set(key, writable)
     }
@@ -156,7 +198,13 @@ export class LocalShellExecutor extends ShellExecutor {
   }
 
   /** Sandbox facts of a finished run (undefined when unsandboxed). */
-  factsOf(prepared: PreparedSpawn, exitCode: number | null, stderr: string, spec: Pick<ShellExecSpec, 'workdir' | 'command'>, runnerFailed = false): ShellSandboxInfo | undefined {
+  factsOf(
+    prepared: PreparedSpawn,
+    exitCode: number | null,
+    stderr: string,
+    spec: Pick<ShellExecSpec, 'workdir' | 'command'>,
+    runnerFailed = false,
+  ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.backend === undefined) return { mode: prepared.mode, denied: false }
     const { denied, deniedPaths } = classifyDenial({
@@ -176,10 +224,16 @@ export class LocalShellExecutor extends ShellExecutor {
   }
 
   /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). */
-  async run(spec: ShellExecSpec, options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {}): Promise<ShellRunResult> {
+  async run(
+    spec: ShellExecSpec,
+    options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {},
+  ): Promise<ShellRunResult> {
     if (spec.signal?.aborted) {
       const reason: unknown = spec.signal.reason
-      throw new Error(`aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`, { cause: reason })
+      throw new Error(
+        `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
+        { cause: reason },
+      )
     }
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
@@ -188,13 +242,20 @@ export class LocalShellExecutor extends ShellExecutor {
     spec.signal?.addEventListener('abort', onCallerAbort, { once: true })
     try {
       const decoder = options.onOutput ? streamDecoder(options.onOutput) : undefined
-      const prepared = this.prepare(spec, { signal: deadline.signal, supervise: false, stdoutMaxBytes: spec.stdoutMaxBytes, onOutput: decoder?.push })
+      const prepared = this.prepare(spec, {
+        signal: deadline.signal,
+        supervise: false,
+        stdoutMaxBytes: spec.stdoutMaxBytes,
+        onOutput: decoder?.push,
+      })
       const handle = this.runtime.spawn(prepared.spec)
       let outcome
       try {
         outcome = await handle.done
       } catch (error) {
-        throw prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
+        throw prepared.mode && isSpawnError(error)
+          ? runnerFailureToError(error, prepared.mode, prepared.backend)
+          : error
       } finally {
         decoder?.flush()
       }
@@ -203,7 +264,8 @@ export class LocalShellExecutor extends ShellExecutor {
       const stdout = collectedOf(handle, 'stdout')
       const stderr = collectedOf(handle, 'stderr')
       // bubblewrap reports its own refusal as text: nothing ran, so the run is SANDBOX_UNAVAILABLE.
-      const bwrapLine = prepared.backend === 'bubblewrap' ? bwrapRunnerFailure(outcome.exitCode, stderr.text) : undefined
+      const bwrapLine =
+        prepared.backend === 'bubblewrap' ? bwrapRunnerFailure(outcome.exitCode, stderr.text) : undefined
       if (bwrapLine !== undefined && prepared.mode) throw bwrapFailureToError(bwrapLine, prepared.mode)
       const cause = deadline.signal.aborted ? (deadline.signal.reason as unknown) : undefined
       const result: ShellRunResult = {

@@ -106,7 +106,10 @@ function streamText(output: CollectedOutput): string {
  * already ends in a marker-like line); `parseExitStatus` of the result gives back exactly
  * `body` and the status (signal first; a signal means exitCode null).
  */
-export function appendExitStatus(body: string, status: { exitCode: number | null; signal: NodeJS.Signals | null }): string {
+export function appendExitStatus(
+  body: string,
+  status: { exitCode: number | null; signal: NodeJS.Signals | null },
+): string {
   if (status.signal !== null) return `${body}\n${signalMarker(status.signal)}`
   if (status.exitCode !== null && status.exitCode !== 0) return `${body}\n${exitCodeMarker(status.exitCode)}`
   return endsInExitMarker(body) ? `${body}\n${exitCodeMarker(0)}` : body

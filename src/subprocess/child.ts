@@ -103,7 +103,14 @@ export function startChild(options: ChildOptions): Child {
   const kinds: StdioKind[] = [...options.stdio]
   if (options.extraPipe) kinds.push(StdioKind.Pipe)
   const program = options.argv[0] ?? ''
-  const result = native.spawn(program, options.argv, options.env, options.cwd ?? null, kinds, options.confinement ?? null)
+  const result = native.spawn(
+    program,
+    options.argv,
+    options.env,
+    options.cwd ?? null,
+    kinds,
+    options.confinement ?? null,
+  )
   if (!('pid' in result)) {
     const path = result.stage === 'chdir' ? options.cwd : result.stage === 'exec' ? program : undefined
     throw new SpawnError({ stage: result.stage, errno: result.errno, path })

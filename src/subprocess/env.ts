@@ -65,7 +65,9 @@ export function mergeEnv(base: Readonly<Record<string, string | undefined>>, ove
     } else if (typeof value === 'string') {
       out[name] = value
     } else {
-      throw new TypeError(`env override ${JSON.stringify(name)} must be a string or undefined, got ${value === null ? 'null' : typeof value}`)
+      throw new TypeError(
+        `env override ${JSON.stringify(name)} must be a string or undefined, got ${value === null ? 'null' : typeof value}`,
+      )
     }
   }
   return out

@@ -11,7 +11,14 @@ import { signalName, startChild, type Child, type ChildExit, type ChildReader } 
 import { OutputCollector } from './collect.js'
 import { StdioKind } from './native.js'
 import { groupAlive } from './process-group.js'
-import type { SubprocessCollect, SubprocessCollectedOutputs, SubprocessHandle, SubprocessOutcome, SubprocessOutputMode, SubprocessSpawnSpec } from './types.js'
+import type {
+  SubprocessCollect,
+  SubprocessCollectedOutputs,
+  SubprocessHandle,
+  SubprocessOutcome,
+  SubprocessOutputMode,
+  SubprocessSpawnSpec,
+} from './types.js'
 
 /** Everything a ManagedProcess needs beyond the spec (the runtime prepares it). */
 export interface ManagedProcessInit {
@@ -26,8 +33,7 @@ export interface ManagedProcessInit {
   onTreeGone: (process: ManagedProcess) => void
 }
 
-const outputKind = (mode: SubprocessOutputMode): StdioKind =>
-  mode === 'inherit' ? StdioKind.Inherit : StdioKind.Pipe
+const outputKind = (mode: SubprocessOutputMode): StdioKind => (mode === 'inherit' ? StdioKind.Inherit : StdioKind.Pipe)
 
 const isCollect = (mode: SubprocessOutputMode): mode is SubprocessCollect => typeof mode === 'object'
 
@@ -83,7 +89,18 @@ export class ManagedProcess implements SubprocessHandle {
     this.supervised = spec.supervise === true
     this.command = spec.argv[0]
     const argv = this.supervised
-      ? [init.helper ?? 'cordon-exec', '--supervise', '--status-fd', '3', '--grace-ms', String(Math.ceil(spec.graceMs)), '--host-pid', String(process.pid), '--', ...spec.argv]
+      ? [
+          init.helper ?? 'cordon-exec',
+          '--supervise',
+          '--status-fd',
+          '3',
+          '--grace-ms',
+          String(Math.ceil(spec.graceMs)),
+          '--host-pid',
+          String(process.pid),
+          '--',
+          ...spec.argv,
+        ]
       : spec.argv
     const stdinKind = spec.stdio.stdin === 'ignore' ? StdioKind.Null : StdioKind.Pipe
     const collectors: { stdout?: OutputCollector; stderr?: OutputCollector } = {}
@@ -241,16 +258,19 @@ export class ManagedProcess implements SubprocessHandle {
     if (this.escalating || this.checkTreeGone()) return
     this.escalating = true
     this.signalTree('SIGTERM')
-    this.killTimer = setTimeout(() => {
-      this.killTimer = undefined
-      if (this.checkTreeGone()) return
-      if (this.supervised) {
-        // The supervisor kills at its own grace; reaching here means it is stuck: last resort.
-        this.child?.kill('SIGKILL')
-        return
-      }
-      this.signalTree('SIGKILL')
-    }, this.supervised ? this.graceMs + 2000 : this.graceMs)
+    this.killTimer = setTimeout(
+      () => {
+        this.killTimer = undefined
+        if (this.checkTreeGone()) return
+        if (this.supervised) {
+          // The supervisor kills at its own grace; reaching here means it is stuck: last resort.
+          this.child?.kill('SIGKILL')
+          return
+        }
+        this.signalTree('SIGKILL')
+      },
+      this.supervised ? this.graceMs + 2000 : this.graceMs,
+    )
   }
 
   /** SIGKILL to the whole tree at once (host exit, disposal after failure). */
@@ -275,10 +295,14 @@ export class ManagedProcess implements SubprocessHandle {
     let aborted = false
     const onAbort = new Promise<void>((resolve) => {
       if (!signal) return
-      signal.addEventListener('abort', () => {
-        aborted = true
-        resolve()
-      }, { once: true })
+      signal.addEventListener(
+        'abort',
+        () => {
+          aborted = true
+          resolve()
+        },
+        { once: true },
+      )
     })
     const exited = this.supervised ? this.child!.exit : this.leaderExit.catch(() => undefined)
     await Promise.race([exited, onAbort])
@@ -301,4 +325,3 @@ export class ManagedProcess implements SubprocessHandle {
     return this.treeGone
   }
 }
-

@@ -81,10 +81,7 @@ export class NativeLoadError extends Error {
 
 /** Every place a binary may live, in node-gyp-build's order, for the error message. */
 function candidatePaths(root: string): string[] {
-  const paths = [
-    join(root, 'build', 'Release', 'cordon.node'),
-    join(root, 'build', 'Debug', 'cordon.node'),
-  ]
+  const paths = [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]
   const prebuilds = join(root, 'prebuilds', `${process.platform}-${process.arch}`)
   if (existsSync(prebuilds)) {
     for (const f of readdirSync(prebuilds)) if (f.endsWith('.node')) paths.push(join(prebuilds, f))

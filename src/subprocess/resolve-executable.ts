@@ -20,15 +20,23 @@ async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 /** A canonical path to an executable regular file for `command`; throws when there is none. */
-export async function resolveExecutable(command: string, env?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<string> {
+export async function resolveExecutable(
+  command: string,
+  env?: Readonly<Record<string, string>>,
+  signal?: AbortSignal,
+): Promise<string> {
   signal?.throwIfAborted()
-  if (command === '' || command.includes('\0')) throw new InvalidRequestError([`command: must be a non-empty name or absolute path`])
+  if (command === '' || command.includes('\0'))
+    throw new InvalidRequestError([`command: must be a non-empty name or absolute path`])
   if (isAbsolute(command)) {
-    if (!(await isExecutableFile(command))) throw new InvalidRequestError([`command: ${command} is not an executable file`])
+    if (!(await isExecutableFile(command)))
+      throw new InvalidRequestError([`command: ${command} is not an executable file`])
     return realpath(command)
   }
   if (command.includes('/')) {
-    throw new InvalidRequestError([`command: ${command} is a relative path; give an absolute path or a bare name on PATH`])
+    throw new InvalidRequestError([
+      `command: ${command} is a relative path; give an absolute path or a bare name on PATH`,
+    ])
   }
   const path = mergeEnv(scrubbedParentEnv(), env)['PATH'] ?? ''
   for (const dir of path.split(delimiter)) {

@@ -14,7 +14,11 @@ import type { SubprocessHandle, SubprocessSpawnSpec } from './types.js'
 /** The abstract seam: a remote runtime (a pod, a microVM) implements the same three verbs. */
 export abstract class SubprocessRuntime {
   /** A canonical executable path for `command` in this runtime's execution world. */
-  abstract resolveExecutable(command: string, env?: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<string>
+  abstract resolveExecutable(
+    command: string,
+    env?: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<string>
   /** Starts one managed process tree from a fully-specified spec; returns its live handle at once. */
   abstract spawn(spec: SubprocessSpawnSpec): SubprocessHandle
   /** Terminates every live tree and waits for each to be gone. */
@@ -67,7 +71,10 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     validateSpawnSpec(spec)
     if (spec.signal?.aborted) {
       const reason: unknown = spec.signal.reason
-      throw new Error(`aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`, { cause: reason })
+      throw new Error(
+        `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
+        { cause: reason },
+      )
     }
     const helper = spec.supervise ? helperPath() : undefined
     if (spec.supervise && helper === undefined) {
@@ -94,10 +101,12 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     this.disposed = true
     const handles = [...this.live]
     for (const h of handles) h.terminate()
-    await Promise.all(handles.map(async (h) => {
-      await h.done.catch(() => undefined)
-      await h.waitForExit()
-    }))
+    await Promise.all(
+      handles.map(async (h) => {
+        await h.done.catch(() => undefined)
+        await h.waitForExit()
+      }),
+    )
     this.spills.dispose()
     liveRuntimes.delete(this)
   }

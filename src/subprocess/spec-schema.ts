@@ -16,7 +16,10 @@ const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
 
 const SpawnSpecSchema = z
   .object({
-    argv: z.array(noNul('argv entry')).min(1, 'argv must name a program').refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
+    argv: z
+      .array(noNul('argv entry'))
+      .min(1, 'argv must name a program')
+      .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
     cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
     stdio: z
       .object({
@@ -27,7 +30,10 @@ const SpawnSpecSchema = z
       .strict(),
     graceMs: z
       .number()
-      .refine((n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS, `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`),
+      .refine(
+        (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
+        `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
+      ),
     signal: z.instanceof(AbortSignal).optional(),
     env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
     confinement: z

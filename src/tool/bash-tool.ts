@@ -9,7 +9,14 @@ import { z } from 'zod'
 import { isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
-import { ESCALATION_TARGETS, ESCALATION_TEXTS, escalationOutcome, narrowestWiderMode, validateEscalationArgs, wideningError } from '../policy/widen.js'
+import {
+  ESCALATION_TARGETS,
+  ESCALATION_TEXTS,
+  escalationOutcome,
+  narrowestWiderMode,
+  validateEscalationArgs,
+  wideningError,
+} from '../policy/widen.js'
 import { renderResult } from '../shell/exit-status.js'
 import type { ShellExecutor } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
@@ -64,7 +71,9 @@ const escalationArgs = {
   sandbox_permissions: z
     .enum(ESCALATION_TARGETS)
     .optional()
-    .describe('Retry a sandbox-denied command once with this wider mode (the narrowest that suffices); the user is asked.'),
+    .describe(
+      'Retry a sandbox-denied command once with this wider mode (the narrowest that suffices); the user is asked.',
+    ),
   justification: z.string().optional().describe('One sentence telling the user why the wider mode is needed.'),
 }
 
@@ -95,7 +104,10 @@ export function createBashTool(options: BashToolOptions): BashTool {
     async execute(raw, call) {
       const parsed = lenient.safeParse(raw)
       if (!parsed.success) {
-        return fail(`invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`, 'INVALID_ARGUMENTS')
+        return fail(
+          `invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+          'INVALID_ARGUMENTS',
+        )
       }
       const args = parsed.data
       if (!sandboxed && (args.sandbox_permissions !== undefined || args.justification !== undefined)) {
@@ -124,13 +136,31 @@ export function createBashTool(options: BashToolOptions): BashTool {
         approvedMode = decided.mode
       }
       if (call.signal?.aborted) return fail('tool call aborted', 'TOOL_ABORTED') // nothing spawns after a late abort
-      const workdir = args.workdir === undefined ? options.workspaceRoot : isAbsolute(args.workdir) ? args.workdir : resolvePath(options.workspaceRoot, args.workdir)
+      const workdir =
+        args.workdir === undefined
+          ? options.workspaceRoot
+          : isAbsolute(args.workdir)
+            ? args.workdir
+            : resolvePath(options.workspaceRoot, args.workdir)
       let result: ShellRunResult
       try {
         const sandboxPolicy = sandboxed
-          ? resolvePolicy({ cwd: workdir, workspaceRoot: options.workspaceRoot, defaultMode, sessionMode: call.sessionMode, approvedMode, sessionId: call.sessionId })
+          ? resolvePolicy({
+              cwd: workdir,
+              workspaceRoot: options.workspaceRoot,
+              defaultMode,
+              sessionMode: call.sessionMode,
+              approvedMode,
+              sessionId: call.sessionId,
+            })
           : undefined
-        const spec = options.executor.resolve({ command: args.command, workdir, timeoutMs: args.timeout_ms, signal: call.signal, sandboxPolicy })
+        const spec = options.executor.resolve({
+          command: args.command,
+          workdir,
+          timeoutMs: args.timeout_ms,
+          signal: call.signal,
+          sandboxPolicy,
+        })
         result = await options.executor.run(spec)
       } catch (error) {
         if (call.signal?.aborted) return fail('tool call aborted', 'TOOL_ABORTED')
@@ -142,7 +172,8 @@ export function createBashTool(options: BashToolOptions): BashTool {
       if (result.aborted) return { ...fail('tool call aborted', 'TOOL_ABORTED'), result }
       // The hint is offered only where a retry could succeed: a wider mode exists and approvals can be asked.
       const ranUnder = result.sandbox?.mode
-      const canWiden = ranUnder !== undefined && narrowestWiderMode(ranUnder) !== undefined && options.approval !== undefined
+      const canWiden =
+        ranUnder !== undefined && narrowestWiderMode(ranUnder) !== undefined && options.approval !== undefined
       return { content: renderResult(result, { escalationHint: canWiden }), isError: false, result }
     },
   }

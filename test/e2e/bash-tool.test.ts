@@ -25,7 +25,11 @@ describe('bash tool, unsandboxed', () => {
   const call = { callId: 'c1', agent: 'a' }
 
   it('has no escalation fields; renders output and markers; nonzero exits are not errors', async () => {
-    expect(Object.keys((tool.inputSchema as { properties: object }).properties).sort()).toEqual(['command', 'timeout_ms', 'workdir'])
+    expect(Object.keys((tool.inputSchema as { properties: object }).properties).sort()).toEqual([
+      'command',
+      'timeout_ms',
+      'workdir',
+    ])
     expect(await tool.execute({ command: 'echo hi' }, call)).toMatchObject({ content: 'hi\n', isError: false })
     expect((await tool.execute({ command: 'true' }, call)).content).toBe('(no output)')
     const failed = await tool.execute({ command: 'echo out; echo err >&2; exit 3' }, call)
@@ -41,7 +45,10 @@ describe('bash tool, unsandboxed', () => {
 
   it('resolves a relative workdir against the workspace root; a bad workdir is a spawn error', async () => {
     expect((await tool.execute({ command: 'pwd', workdir: '.' }, call)).content).toBe(`${root}\n`)
-    expect(await tool.execute({ command: 'true', workdir: 'missing' }, call)).toMatchObject({ isError: true, code: 'SPAWN_FAILED' })
+    expect(await tool.execute({ command: 'true', workdir: 'missing' }, call)).toMatchObject({
+      isError: true,
+      code: 'SPAWN_FAILED',
+    })
   })
 
   it('never forwards env or stdin from model arguments', async () => {
@@ -52,10 +59,15 @@ describe('bash tool, unsandboxed', () => {
   it('an abort is TOOL_ABORTED; escalation fields are refused without a sandbox', async () => {
     const ac = new AbortController()
     setTimeout(() => ac.abort(), 100)
-    expect(await tool.execute({ command: 'sleep 30' }, { ...call, signal: ac.signal })).toMatchObject({ isError: true, code: 'TOOL_ABORTED', content: 'tool call aborted' })
-    expect((await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write', justification: 'x' }, call)).content).toBe(
-      'sandbox_permissions is not available in this composition (no sandboxing executor to escalate)',
-    )
+    expect(await tool.execute({ command: 'sleep 30' }, { ...call, signal: ac.signal })).toMatchObject({
+      isError: true,
+      code: 'TOOL_ABORTED',
+      content: 'tool call aborted',
+    })
+    expect(
+      (await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write', justification: 'x' }, call))
+        .content,
+    ).toBe('sandbox_permissions is not available in this composition (no sandboxing executor to escalate)')
     expect(await tool.execute({ command: '' }, call)).toMatchObject({ isError: true, code: 'INVALID_ARGUMENTS' })
   })
 })
@@ -74,75 +86,134 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
   })
   const target = () => join(root, `written-${Math.random().toString(36).slice(2)}`)
 
-  it.skipIf(!usable)('advertises the escalation fields; a denial carries the marker and, with approvals, the hint', async () => {
-    const { approval } = answerer('rejected')
-    const withApproval = createBashTool({ executor, workspaceRoot: root, approval })
-    expect(Object.keys((withApproval.inputSchema as { properties: object }).properties)).toContain('sandbox_permissions')
-    const file = target()
-    const r = await withApproval.execute({ command: `echo x > ${file}` }, { callId: 'c1', agent: 'a' })
-    expect(r.content).toContain('[sandbox: file access denied under read-only mode]\n[sandbox: escalation available')
-    const noApproval = await createBashTool({ executor, workspaceRoot: root }).execute({ command: `echo x > ${file}` }, { callId: 'c2', agent: 'a' })
-    expect(noApproval.content).toContain('[sandbox: file access denied under read-only mode]')
-    expect(noApproval.content).not.toContain('escalation available')
-    expect(existsSync(file)).toBe(false)
-  })
+  it.skipIf(!usable)(
+    'advertises the escalation fields; a denial carries the marker and, with approvals, the hint',
+    async () => {
+      const { approval } = answerer('rejected')
+      const withApproval = createBashTool({ executor, workspaceRoot: root, approval })
+      expect(Object.keys((withApproval.inputSchema as { properties: object }).properties)).toContain(
+        'sandbox_permissions',
+      )
+      const file = target()
+      const r = await withApproval.execute({ command: `echo x > ${file}` }, { callId: 'c1', agent: 'a' })
+      expect(r.content).toContain('[sandbox: file access denied under read-only mode]\n[sandbox: escalation available')
+      const noApproval = await createBashTool({ executor, workspaceRoot: root }).execute(
+        { command: `echo x > ${file}` },
+        { callId: 'c2', agent: 'a' },
+      )
+      expect(noApproval.content).toContain('[sandbox: file access denied under read-only mode]')
+      expect(noApproval.content).not.toContain('escalation available')
+      expect(existsSync(file)).toBe(false)
+    },
+  )
 
   it.skipIf(!usable)('a granted retry runs once under the wider mode, bound to this call', async () => {
     const { asked, approval } = answerer('allowed-once')
     const tool = createBashTool({ executor, workspaceRoot: root, approval })
     const file = target()
-    const r = await tool.execute({ command: `echo x > ${file}`, sandbox_permissions: 'workspace-write', justification: 'the build writes its output' }, { callId: 'retry-7', agent: 'a' })
-    expect(r).toMatchObject({ isError: false, result: { exitCode: 0, sandbox: { mode: 'workspace-write', denied: false } } })
+    const r = await tool.execute(
+      {
+        command: `echo x > ${file}`,
+        sandbox_permissions: 'workspace-write',
+        justification: 'the build writes its output',
+      },
+      { callId: 'retry-7', agent: 'a' },
+    )
+    expect(r).toMatchObject({
+      isError: false,
+      result: { exitCode: 0, sandbox: { mode: 'workspace-write', denied: false } },
+    })
     expect(existsSync(file)).toBe(true)
-    expect(asked).toEqual([{ agent: 'a', toolName: 'bash', callId: 'retry-7', reason: 'escalate sandbox to workspace-write: the build writes its output', signal: undefined }])
+    expect(asked).toEqual([
+      {
+        agent: 'a',
+        toolName: 'bash',
+        callId: 'retry-7',
+        reason: 'escalate sandbox to workspace-write: the build writes its output',
+        signal: undefined,
+      },
+    ])
     // Nothing is remembered: the next call is read-only again.
     const again = target()
-    expect((await tool.execute({ command: `echo x > ${again}` }, { callId: 'c9', agent: 'a' })).result?.sandbox?.denied).toBe(true)
+    expect(
+      (await tool.execute({ command: `echo x > ${again}` }, { callId: 'c9', agent: 'a' })).result?.sandbox?.denied,
+    ).toBe(true)
     expect(existsSync(again)).toBe(false)
   })
 
-  it.skipIf(!usable)('refusals: rejected, cancelled, unavailable; no service; no agent; not wider (without asking)', async () => {
-    const args = { command: 'true', sandbox_permissions: 'workspace-write', justification: 'needed' }
-    for (const [outcome, text] of [
-      ['rejected', 'the user rejected escalating this command to "workspace-write"'],
-      ['cancelled', 'approval for escalating to "workspace-write" was cancelled'],
-      ['unavailable', 'sandbox escalation to "workspace-write" requires approval, but no approval channel is available'],
-    ] as const) {
-      const { approval } = answerer(outcome)
-      expect(await createBashTool({ executor, workspaceRoot: root, approval }).execute(args, { callId: 'c', agent: 'a' })).toMatchObject({ isError: true, content: text })
-    }
-    expect((await createBashTool({ executor, workspaceRoot: root }).execute(args, { callId: 'c', agent: 'a' })).content).toBe(
-      'sandbox escalation to "workspace-write" requires approval, but no approval service is composed',
-    )
-    const { asked, approval } = answerer('allowed-once')
-    const tool = createBashTool({ executor, workspaceRoot: root, approval })
-    expect((await tool.execute(args, { callId: 'c' })).content).toBe('sandbox escalation to "workspace-write" requires approval, but the call has no agent to route it through')
-    const notWider = await tool.execute(args, { callId: 'c', agent: 'a', sessionMode: 'workspace-write' })
-    expect(notWider.content).toBe('sandbox escalation to "workspace-write" is not strictly wider than this call\'s current "workspace-write" mode')
-    expect(asked).toEqual([])
-  })
+  it.skipIf(!usable)(
+    'refusals: rejected, cancelled, unavailable; no service; no agent; not wider (without asking)',
+    async () => {
+      const args = { command: 'true', sandbox_permissions: 'workspace-write', justification: 'needed' }
+      for (const [outcome, text] of [
+        ['rejected', 'the user rejected escalating this command to "workspace-write"'],
+        ['cancelled', 'approval for escalating to "workspace-write" was cancelled'],
+        [
+          'unavailable',
+          'sandbox escalation to "workspace-write" requires approval, but no approval channel is available',
+        ],
+      ] as const) {
+        const { approval } = answerer(outcome)
+        expect(
+          await createBashTool({ executor, workspaceRoot: root, approval }).execute(args, { callId: 'c', agent: 'a' }),
+        ).toMatchObject({ isError: true, content: text })
+      }
+      expect(
+        (await createBashTool({ executor, workspaceRoot: root }).execute(args, { callId: 'c', agent: 'a' })).content,
+      ).toBe('sandbox escalation to "workspace-write" requires approval, but no approval service is composed')
+      const { asked, approval } = answerer('allowed-once')
+      const tool = createBashTool({ executor, workspaceRoot: root, approval })
+      expect((await tool.execute(args, { callId: 'c' })).content).toBe(
+        'sandbox escalation to "workspace-write" requires approval, but the call has no agent to route it through',
+      )
+      const notWider = await tool.execute(args, { callId: 'c', agent: 'a', sessionMode: 'workspace-write' })
+      expect(notWider.content).toBe(
+        'sandbox escalation to "workspace-write" is not strictly wider than this call\'s current "workspace-write" mode',
+      )
+      expect(asked).toEqual([])
+    },
+  )
 
   it.skipIf(!usable)('pairing rules for the escalation fields', async () => {
     const tool = createBashTool({ executor, workspaceRoot: root, approval: answerer('allowed-once').approval })
     const c = { callId: 'c', agent: 'a' }
-    expect((await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write' }, c)).content).toBe('invalid escalation: sandbox_permissions requires a justification')
-    expect((await tool.execute({ command: 'true', justification: 'why' }, c)).content).toBe('invalid escalation: justification is only valid together with sandbox_permissions')
-    expect((await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write', justification: '  ' }, c)).content).toBe('invalid justification: expected a non-empty sentence')
-    expect(await tool.execute({ command: 'true', sandbox_permissions: 'root', justification: 'x' }, c)).toMatchObject({ isError: true, code: 'INVALID_ARGUMENTS' })
+    expect((await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write' }, c)).content).toBe(
+      'invalid escalation: sandbox_permissions requires a justification',
+    )
+    expect((await tool.execute({ command: 'true', justification: 'why' }, c)).content).toBe(
+      'invalid escalation: justification is only valid together with sandbox_permissions',
+    )
+    expect(
+      (await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write', justification: '  ' }, c)).content,
+    ).toBe('invalid justification: expected a non-empty sentence')
+    expect(await tool.execute({ command: 'true', sandbox_permissions: 'root', justification: 'x' }, c)).toMatchObject({
+      isError: true,
+      code: 'INVALID_ARGUMENTS',
+    })
   })
 
   it.skipIf(!usable)('an abort after the grant spawns nothing', async () => {
     const ac = new AbortController()
     const file = target()
-    const tool = createBashTool({ executor, workspaceRoot: root, approval: { request: async () => (ac.abort(), 'allowed-once' as const) } })
-    const r = await tool.execute({ command: `echo x > ${file}`, sandbox_permissions: 'workspace-write', justification: 'x' }, { callId: 'c', agent: 'a', signal: ac.signal })
+    const tool = createBashTool({
+      executor,
+      workspaceRoot: root,
+      approval: { request: async () => (ac.abort(), 'allowed-once' as const) },
+    })
+    const r = await tool.execute(
+      { command: `echo x > ${file}`, sandbox_permissions: 'workspace-write', justification: 'x' },
+      { callId: 'c', agent: 'a', signal: ac.signal },
+    )
     expect(r).toMatchObject({ isError: true, code: 'TOOL_ABORTED' })
     expect(existsSync(file)).toBe(false)
   })
 
   it.skipIf(!usable)('marker-like text at the end of real output stays in the body', async () => {
     writeFileSync(join(root, 'tricky.txt'), 'done\n[exit code: 0]\n')
-    const r = await createBashTool({ executor, workspaceRoot: root }).execute({ command: 'cat tricky.txt; exit 4' }, { callId: 'c', agent: 'a' })
+    const r = await createBashTool({ executor, workspaceRoot: root }).execute(
+      { command: 'cat tricky.txt; exit 4' },
+      { callId: 'c', agent: 'a' },
+    )
     expect(r.content).toBe('done\n[exit code: 0]\n\n[exit code: 4]')
   })
 })

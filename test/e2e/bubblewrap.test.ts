@@ -52,7 +52,10 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     expect(cap).toMatchObject({ usable: true, seccomp: true })
     expect(path.isAbsolute(cap.executable!)).toBe(true)
     expect(cap.version).toMatch(/^bubblewrap \d+\.\d+/)
-    expect(cap.enforcement).toEqual({ 'read-only': { inherit: 'full', deny: 'full' }, 'workspace-write': { inherit: 'full', deny: 'full' } })
+    expect(cap.enforcement).toEqual({
+      'read-only': { inherit: 'full', deny: 'full' },
+      'workspace-write': { inherit: 'full', deny: 'full' },
+    })
     expect(cap.governs?.['workspace-write']).toEqual(['content', 'names', 'metadata', 'network', 'signals'])
     expect(cap.limitations.join('\n')).toMatch(/abstract unix sockets/)
     expect(cap.limitations.join('\n')).toMatch(/io_uring/)
@@ -62,12 +65,20 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     const chain = await LocalSandbox.create()
     const dir = scratchDir('cordon-bwrap-chain')
     try {
-      const spec = { argv: ['true'], cwd: dir, graceMs: 500, stdio: { stdin: 'ignore' as const, stdout: 'pipe' as const, stderr: 'pipe' as const } }
+      const spec = {
+        argv: ['true'],
+        cwd: dir,
+        graceMs: 500,
+        stdio: { stdin: 'ignore' as const, stdout: 'pipe' as const, stderr: 'pipe' as const },
+      }
       if (chain.capabilities.backends.landlock?.enforcement?.['read-only'].inherit === 'full') {
         expect(chain.confine(spec, { mode: 'read-only', workspaceRoot: dir }).backend).toBe('landlock')
       }
       if (chain.capabilities.backends.landlock?.enforcement?.['workspace-write'].inherit !== 'full') {
-        expect(chain.confine(spec, { mode: 'workspace-write', workspaceRoot: dir })).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
+        expect(chain.confine(spec, { mode: 'workspace-write', workspaceRoot: dir })).toMatchObject({
+          backend: 'bubblewrap',
+          enforcement: 'full',
+        })
       }
     } finally {
       await chain.dispose()
@@ -79,23 +90,40 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     fs.writeFileSync(path.join(root, 'f'), 'data\n')
     const executor = executorFor(sandbox(), root)
     const policy: SandboxExecutionPolicy = { mode: 'read-only', workspaceRoot: root }
-    const r = await executor.run(executor.resolve({ command: 'cat f; echo x > /dev/null && echo devnull; echo x > g', sandboxPolicy: policy }))
+    const r = await executor.run(
+      executor.resolve({ command: 'cat f; echo x > /dev/null && echo devnull; echo x > g', sandboxPolicy: policy }),
+    )
     expect(r.stdout.text).toBe('data\ndevnull\n')
     expect(r.stderr.text).toMatch(/Read-only file system/)
     expect(r.exitCode).not.toBe(0)
-    expect(r.sandbox).toMatchObject({ mode: 'read-only', denied: true, backend: 'bubblewrap', enforcement: 'full', deniedPaths: [path.join(root, 'g')] })
+    expect(r.sandbox).toMatchObject({
+      mode: 'read-only',
+      denied: true,
+      backend: 'bubblewrap',
+      enforcement: 'full',
+      deniedPaths: [path.join(root, 'g')],
+    })
     expect(fs.existsSync(path.join(root, 'g'))).toBe(false)
   })
 
   it('workspace-write: root, extra roots and TMPDIR are writable; outside, chmod outside and the host /tmp are refused', async () => {
     const base = scratchDir('cordon-bwrap-ww')
-    const [root, extra, outside] = ['root', 'extra', 'outside'].map((d) => path.join(base, d)) as [string, string, string]
+    const [root, extra, outside] = ['root', 'extra', 'outside'].map((d) => path.join(base, d)) as [
+      string,
+      string,
+      string,
+    ]
     for (const d of [root, extra, outside]) fs.mkdirSync(d)
     fs.writeFileSync(path.join(outside, 'victim'), 'original\n', { mode: 0o644 })
     fs.writeFileSync(path.join(root, 'mine'), 'mine\n', { mode: 0o644 })
     const tag = `cordon-bwrap-${process.pid}-${Date.now()}`
     const executor = executorFor(sandbox(), root)
-    const policy: SandboxExecutionPolicy = { mode: 'workspace-write', workspaceRoot: root, writableRoots: [extra], sessionId: 'bwrap-e2e' }
+    const policy: SandboxExecutionPolicy = {
+      mode: 'workspace-write',
+      workspaceRoot: root,
+      writableRoots: [extra],
+      sessionId: 'bwrap-e2e',
+    }
     const command = [
       'echo in > in && echo wrote-root',
       `echo ex > ${extra}/ex && echo wrote-extra`,
@@ -122,10 +150,19 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     expect(fs.readFileSync(path.join(tempDir!, 't'), 'utf8')).toBe('t\n')
     expect(fs.statSync(path.join(root, 'mine')).mode & 0o777).toBe(0o600)
     const after = fs.statSync(path.join(outside, 'victim'))
-    expect([after.mode, after.mtimeMs, fs.readFileSync(path.join(outside, 'victim'), 'utf8')]).toEqual([before.mode, before.mtimeMs, 'original\n'])
+    expect([after.mode, after.mtimeMs, fs.readFileSync(path.join(outside, 'victim'), 'utf8')]).toEqual([
+      before.mode,
+      before.mtimeMs,
+      'original\n',
+    ])
     expect(fs.existsSync(`/tmp/${tag}`) || fs.existsSync(`/tmp/${tag}.d`)).toBe(false)
     expect(r.stderr.text.match(/Read-only file system/g)?.length).toBeGreaterThanOrEqual(4)
-    expect(r.sandbox).toMatchObject({ mode: 'workspace-write', denied: true, backend: 'bubblewrap', enforcement: 'full' })
+    expect(r.sandbox).toMatchObject({
+      mode: 'workspace-write',
+      denied: true,
+      backend: 'bubblewrap',
+      enforcement: 'full',
+    })
     expect(r.sandbox?.deniedPaths).toEqual(expect.arrayContaining([path.join(outside, 'victim'), `/tmp/${tag}`]))
   })
 
@@ -141,11 +178,15 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     try {
       const executor = executorFor(sandbox(), root)
       const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED`
-      const denied = await executor.run(executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root, network: 'deny' } }))
+      const denied = await executor.run(
+        executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root, network: 'deny' } }),
+      )
       expect(denied.stdout.text).not.toContain('CONNECTED')
       expect(denied.exitCode).not.toBe(0)
       expect(accepted).toBe(0)
-      const inherited = await executor.run(executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root } }))
+      const inherited = await executor.run(
+        executor.resolve({ command, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root } }),
+      )
       expect(inherited.stdout.text).toContain('CONNECTED')
       await until(() => accepted === 1)
     } finally {
@@ -159,7 +200,12 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     const runtime = new LocalSubprocessRuntime()
     try {
       const confined = sandbox().confine(
-        { argv: ['/bin/sh', '-c', `sleep ${marker} & sleep ${marker}; wait`], cwd: root, graceMs: 500, stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' } },
+        {
+          argv: ['/bin/sh', '-c', `sleep ${marker} & sleep ${marker}; wait`],
+          cwd: root,
+          graceMs: 500,
+          stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+        },
         { mode: 'workspace-write', workspaceRoot: root },
       )
       const handle = runtime.spawn(confined.spec)
@@ -194,10 +240,19 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
 
   it('a missing writable root is refused before anything runs, as under Landlock', () => {
     const root = scratchDir('cordon-bwrap-missing')
-    const spec = { argv: ['true'], cwd: root, graceMs: 500, stdio: { stdin: 'ignore' as const, stdout: 'pipe' as const, stderr: 'pipe' as const } }
+    const spec = {
+      argv: ['true'],
+      cwd: root,
+      graceMs: 500,
+      stdio: { stdin: 'ignore' as const, stdout: 'pipe' as const, stderr: 'pipe' as const },
+    }
     const error = (() => {
       try {
-        sandbox().confine(spec, { mode: 'workspace-write', workspaceRoot: root, writableRoots: [path.join(root, 'gone')] })
+        sandbox().confine(spec, {
+          mode: 'workspace-write',
+          workspaceRoot: root,
+          writableRoots: [path.join(root, 'gone')],
+        })
       } catch (e) {
         return e
       }
@@ -223,8 +278,14 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     }
     const executor = executorFor(vanishing, root)
     const target = path.join(root, 'ran')
-    const policy: SandboxExecutionPolicy = { mode: 'workspace-write', workspaceRoot: root, writableRoots: [path.join(base, 'extra')] }
-    const error = await executor.run(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: policy })).catch((e: unknown) => e)
+    const policy: SandboxExecutionPolicy = {
+      mode: 'workspace-write',
+      workspaceRoot: root,
+      writableRoots: [path.join(base, 'extra')],
+    }
+    const error = await executor
+      .run(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: policy }))
+      .catch((e: unknown) => e)
     expect(isSandboxUnavailableError(error)).toBe(true)
     expect((error as { detail: unknown }).detail).toMatch(/^bwrap: Can't find source path .*extra/)
     expect(fs.existsSync(target)).toBe(false)
@@ -233,7 +294,12 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     await proc.done
     expect(proc.status).toBe('completed')
     expect(proc.exitCode).toBe(1)
-    expect(proc.sandbox).toMatchObject({ mode: 'workspace-write', denied: false, runnerFailed: true, backend: 'bubblewrap' })
+    expect(proc.sandbox).toMatchObject({
+      mode: 'workspace-write',
+      denied: false,
+      runnerFailed: true,
+      backend: 'bubblewrap',
+    })
     expect(fs.existsSync(target)).toBe(false)
   })
 })
@@ -252,11 +318,20 @@ it('fail closed: bwrap not on PATH is unusable with the install remedy, and a pi
     const executor = executorFor(sandbox, root)
     const target = path.join(root, 'ran')
     for (const mode of ['read-only', 'workspace-write'] as const) {
-      const error = await executor.run(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: { mode, workspaceRoot: root } })).catch((e: unknown) => e)
+      const error = await executor
+        .run(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: { mode, workspaceRoot: root } }))
+        .catch((e: unknown) => e)
       expect(isSandboxUnavailableError(error)).toBe(true)
       expect(String((error as Error).message)).toMatch(/apt-get install -y bubblewrap/)
     }
-    expect(() => executor.start(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root } }))).toThrow(/SANDBOX_UNAVAILABLE|refusing to run/)
+    expect(() =>
+      executor.start(
+        executor.resolve({
+          command: `echo ran > ${target}`,
+          sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root },
+        }),
+      ),
+    ).toThrow(/SANDBOX_UNAVAILABLE|refusing to run/)
     expect(fs.existsSync(target)).toBe(false)
   } finally {
     await sandbox.dispose()
@@ -278,10 +353,22 @@ it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE, n
     const root = scratchDir('cordon-vanishing-root')
     const executor = executorFor(sandbox, root)
     const target = path.join(root, 'ran')
-    const error = await executor.run(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root } })).catch((e: unknown) => e)
+    const error = await executor
+      .run(
+        executor.resolve({
+          command: `echo ran > ${target}`,
+          sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root },
+        }),
+      )
+      .catch((e: unknown) => e)
     expect(isSandboxUnavailableError(error)).toBe(true)
     expect(String((error as Error).message)).toMatch(/bubblewrap runner could not be started \(ENOENT/)
-    const proc = executor.start(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root } }))
+    const proc = executor.start(
+      executor.resolve({
+        command: `echo ran > ${target}`,
+        sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root },
+      }),
+    )
     await proc.done
     expect(proc.sandbox).toMatchObject({ denied: false, runnerFailed: true })
     expect(fs.existsSync(target)).toBe(false)

@@ -52,13 +52,27 @@ describe('cordon CLI', async () => {
     const target = join(outside, 'x')
     const r = cordon(['run', '--', 'sh', '-c', `echo hi > ${target}`])
     expect(r.status).toBe(2)
-    expect(r.stderr).toContain(`cordon: sandbox denied a write to ${target} under read-only mode; to allow it: --mode workspace-write --writable ${outside}`)
+    expect(r.stderr).toContain(
+      `cordon: sandbox denied a write to ${target} under read-only mode; to allow it: --mode workspace-write --writable ${outside}`,
+    )
     expect(existsSync(target)).toBe(false)
   })
 
   it.skipIf(!usable)('--writable allows exactly that directory, and partial enforcement is said', () => {
     const target = join(outside, 'w')
-    const r = cordon(['run', '--mode', 'workspace-write', '--backend', 'landlock', '--writable', outside, '--', 'sh', '-c', `echo hi > ${target}`])
+    const r = cordon([
+      'run',
+      '--mode',
+      'workspace-write',
+      '--backend',
+      'landlock',
+      '--writable',
+      outside,
+      '--',
+      'sh',
+      '-c',
+      `echo hi > ${target}`,
+    ])
     expect(r.status).toBe(0)
     expect(existsSync(target)).toBe(true)
     expect(r.stderr).toMatch(/enforced only partially by landlock/)
@@ -68,8 +82,20 @@ describe('cordon CLI', async () => {
     const r = cordon(['run', '--json', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'])
     expect(r.status).toBe(3)
     const result = JSON.parse(r.stdout) as Record<string, unknown>
-    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, aborted: false, stdout: { text: 'out\n' }, stderr: { text: 'err\n' } })
-    expect(result['sandbox']).toMatchObject({ mode: 'read-only', denied: false, enforcement: 'full', backend: 'landlock' })
+    expect(result).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      stdout: { text: 'out\n' },
+      stderr: { text: 'err\n' },
+    })
+    expect(result['sandbox']).toMatchObject({
+      mode: 'read-only',
+      denied: false,
+      enforcement: 'full',
+      backend: 'landlock',
+    })
   })
 
   it('--json errors are {"error": {name, code, message}} with exit 125', () => {
@@ -81,7 +107,10 @@ describe('cordon CLI', async () => {
   it('probe --json is parsable and names the backends', () => {
     const r = cordon(['probe', '--json'])
     expect(r.status).toBe(0)
-    const caps = JSON.parse(r.stdout) as { chain: string[]; backends: Record<string, { usable: boolean; probeMs: number }> }
+    const caps = JSON.parse(r.stdout) as {
+      chain: string[]
+      backends: Record<string, { usable: boolean; probeMs: number }>
+    }
     expect(caps.chain).toContain('landlock')
     expect(typeof caps.backends['landlock']?.probeMs).toBe('number')
   })
@@ -93,7 +122,10 @@ describe('cordon CLI', async () => {
     expect(r.stdout).toMatch(/backend: landlock \(partial\)/)
     expect(r.stdout).toMatch(new RegExp(`allow ${root}: .*write-file`))
     expect(r.stdout).toMatch(/sockets: AF_UNIX only/)
-    const json = JSON.parse(cordon(['explain', '--json']).stdout) as { backend: string; policy: { workspaceRoot: string } }
+    const json = JSON.parse(cordon(['explain', '--json']).stdout) as {
+      backend: string
+      policy: { workspaceRoot: string }
+    }
     expect(json).toMatchObject({ backend: 'landlock', policy: { workspaceRoot: root } })
   })
 
@@ -102,11 +134,18 @@ describe('cordon CLI', async () => {
     const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/backend: bubblewrap \(full\)/)
-    expect(r.stdout).toContain(`--unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind ${root} ${root}`)
+    expect(r.stdout).toContain(
+      `--unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind ${root} ${root}`,
+    )
     expect(r.stdout).toMatch(/--setenv TMPDIR \/tmp\/cordon-tmp-<session> --chdir \S+ -- bash -c/)
-    const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as { backend: string; bubblewrap?: { argv: string[] } }
+    const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as {
+      backend: string
+      bubblewrap?: { argv: string[] }
+    }
     expect(json.backend).toBe('bubblewrap')
-    expect(json.bubblewrap?.argv).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--remount-ro']))
+    expect(json.bubblewrap?.argv).toEqual(
+      expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--remount-ro']),
+    )
   })
 
   it('--help on every verb', () => {

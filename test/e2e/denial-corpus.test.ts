@@ -87,19 +87,91 @@ const ww: SandboxMode = 'workspace-write'
 
 const rows: Row[] = [
   // --- denials: writes outside what the policy grants --------------------------------------
-  { name: 'bash redirection outside the root (ww)', mode: ww, command: `echo x > ${o('redir.txt')}`, expectDenied: true, expectPath: o('redir.txt') },
-  { name: 'bash redirection outside (read-only)', mode: ro, command: `echo x > ${o('redir-ro.txt')}`, expectDenied: true, expectPath: o('redir-ro.txt') },
-  { name: 'dash redirection: "sh: 1: cannot create PATH: Permission denied"', mode: ww, command: `sh -c 'echo x > ${o('sh.txt')}'`, expectDenied: true, expectPath: o('sh.txt') },
-  { name: 'redirection into /etc (root could write it without the sandbox)', mode: ro, command: `echo x > ${SYS.etc}`, expectDenied: true, expectPath: SYS.etc },
-  { name: 'read-only: even the workspace root is not writable', mode: ro, command: `echo x > ${path.join(R, 'ro-inside.txt')}`, expectDenied: true, expectPath: path.join(R, 'ro-inside.txt') },
-  { name: 'the host /tmp itself is never writable (only the session TMPDIR is)', mode: ww, command: `echo x > ${SYS.hostTmp}`, expectDenied: true, expectPath: SYS.hostTmp },
+  {
+    name: 'bash redirection outside the root (ww)',
+    mode: ww,
+    command: `echo x > ${o('redir.txt')}`,
+    expectDenied: true,
+    expectPath: o('redir.txt'),
+  },
+  {
+    name: 'bash redirection outside (read-only)',
+    mode: ro,
+    command: `echo x > ${o('redir-ro.txt')}`,
+    expectDenied: true,
+    expectPath: o('redir-ro.txt'),
+  },
+  {
+    name: 'dash redirection: "sh: 1: cannot create PATH: Permission denied"',
+    mode: ww,
+    command: `sh -c 'echo x > ${o('sh.txt')}'`,
+    expectDenied: true,
+    expectPath: o('sh.txt'),
+  },
+  {
+    name: 'redirection into /etc (root could write it without the sandbox)',
+    mode: ro,
+    command: `echo x > ${SYS.etc}`,
+    expectDenied: true,
+    expectPath: SYS.etc,
+  },
+  {
+    name: 'read-only: even the workspace root is not writable',
+    mode: ro,
+    command: `echo x > ${path.join(R, 'ro-inside.txt')}`,
+    expectDenied: true,
+    expectPath: path.join(R, 'ro-inside.txt'),
+  },
+  {
+    name: 'the host /tmp itself is never writable (only the session TMPDIR is)',
+    mode: ww,
+    command: `echo x > ${SYS.hostTmp}`,
+    expectDenied: true,
+    expectPath: SYS.hostTmp,
+  },
   { name: 'touch outside', mode: ww, command: `touch ${o('touched')}`, expectDenied: true, expectPath: o('touched') },
-  { name: 'mkdir outside (read-only)', mode: ro, command: `mkdir ${o('newdir')}`, expectDenied: true, expectPath: o('newdir') },
-  { name: 'mkdir -p under /usr/local', mode: ww, command: `mkdir -p ${SYS.usrLocal}/sub`, expectDenied: true, expectPath: SYS.usrLocal },
-  { name: 'cp from the root to outside', mode: ww, command: `echo hi > cp-src.txt && cp cp-src.txt ${o('copied')}`, expectDenied: true, expectPath: o('copied') },
-  { name: 'mv from the root to outside (source inside is not blamed)', mode: ww, command: `echo hi > mv-src.txt && mv mv-src.txt ${o('moved')}`, expectDenied: true, expectPath: o('moved') },
-  { name: 'rm of an outside file', mode: ww, command: `rm -f ${o('victim.txt')}`, expectDenied: true, expectPath: o('victim.txt') },
-  { name: 'ln -s into an outside dir', mode: ww, command: `ln -s /etc/hostname ${o('link')}`, expectDenied: true, expectPath: o('link') },
+  {
+    name: 'mkdir outside (read-only)',
+    mode: ro,
+    command: `mkdir ${o('newdir')}`,
+    expectDenied: true,
+    expectPath: o('newdir'),
+  },
+  {
+    name: 'mkdir -p under /usr/local',
+    mode: ww,
+    command: `mkdir -p ${SYS.usrLocal}/sub`,
+    expectDenied: true,
+    expectPath: SYS.usrLocal,
+  },
+  {
+    name: 'cp from the root to outside',
+    mode: ww,
+    command: `echo hi > cp-src.txt && cp cp-src.txt ${o('copied')}`,
+    expectDenied: true,
+    expectPath: o('copied'),
+  },
+  {
+    name: 'mv from the root to outside (source inside is not blamed)',
+    mode: ww,
+    command: `echo hi > mv-src.txt && mv mv-src.txt ${o('moved')}`,
+    expectDenied: true,
+    expectPath: o('moved'),
+  },
+  {
+    name: 'rm of an outside file',
+    mode: ww,
+    command: `rm -f ${o('victim.txt')}`,
+    expectDenied: true,
+    expectPath: o('victim.txt'),
+  },
+  {
+    name: 'ln -s into an outside dir',
+    mode: ww,
+    command: `ln -s /etc/hostname ${o('link')}`,
+    expectDenied: true,
+    expectPath: o('link'),
+  },
   {
     name: "python3 open(..., 'w'): PermissionError [Errno 13] names the path",
     mode: ro,
@@ -108,44 +180,196 @@ const rows: Row[] = [
     expectPath: o('py.txt'),
     ...(PYTHON ? {} : { skip: 'python3 is not installed' }),
   },
-  { name: 'node fs.writeFileSync: "EACCES: permission denied, open \'PATH\'"', mode: ww, command: `${NODE} -e "require('fs').writeFileSync('${o('node.txt')}', 'x')"`, expectDenied: true, expectPath: o('node.txt') },
-  { name: 'git init in an outside dir', mode: ww, command: `git init -q ${o('newrepo')}`, expectDenied: true, expectPath: o('newrepo') },
+  {
+    name: 'node fs.writeFileSync: "EACCES: permission denied, open \'PATH\'"',
+    mode: ww,
+    command: `${NODE} -e "require('fs').writeFileSync('${o('node.txt')}', 'x')"`,
+    expectDenied: true,
+    expectPath: o('node.txt'),
+  },
+  {
+    name: 'git init in an outside dir',
+    mode: ww,
+    command: `git init -q ${o('newrepo')}`,
+    expectDenied: true,
+    expectPath: o('newrepo'),
+  },
   {
     // CLASSIFIER GAP (kept on purpose): git prints the config path relative to the dir it was
     // pointed at ("could not lock config file .git/config"), the classifier resolves it against
     // the command's workdir (R), lands inside the root and drops it -> denied: false.
-    name: 'git -C outside-repo config: writes the outside repo\'s .git/config',
+    name: "git -C outside-repo config: writes the outside repo's .git/config",
     mode: ww,
     command: `git -C ${o('repo')} config user.name corpus`,
     expectDenied: true,
     expectPath: o('repo/.git/config'),
   },
-  { name: 'git config --file on an outside config (absolute path in the message)', mode: ww, command: `git config --file ${o('repo/.git/config')} user.name corpus`, expectDenied: true, expectPath: o('repo/.git/config') },
-  { name: 'sed -i on an outside file: its temp file beside it is refused', mode: ww, command: `sed -i s/keep/gone/ ${o('sedme.txt')}`, expectDenied: true, expectPath: new RegExp(`^${O}/sed\\w+$`) },
-  { name: 'tee to an outside file (pipeline exit is tee\'s)', mode: ro, command: `echo x | tee ${o('tee.txt')}`, expectDenied: true, expectPath: o('tee.txt') },
-  { name: 'dd of= outside', mode: ww, command: `dd if=/dev/zero of=${o('dd.bin')} bs=1 count=1`, expectDenied: true, expectPath: o('dd.bin') },
-  { name: 'truncate -s 0 of an outside file', mode: ww, command: `truncate -s 0 ${o('trunc.txt')}`, expectDenied: true, expectPath: o('trunc.txt') },
-  { name: 'install into an outside dir', mode: ww, command: `echo hi > inst-src && install -m 644 inst-src ${o('installed')}`, expectDenied: true, expectPath: o('installed') },
-  { name: 'relative ../outside/x from the root resolves against the workdir', mode: ww, command: `echo x > ../${OUT}/rel.txt`, expectDenied: true, expectPath: o('rel.txt') },
-  { name: 'relative write from a workdir inside the root', mode: ww, command: `echo x > ../../${OUT}/rel2.txt`, workdir: path.join(R, 'wd'), expectDenied: true, expectPath: o('rel2.txt') },
-  { name: 'a denial followed by a failing command still counts', mode: ww, command: `touch ${o('then-fail')}; false`, expectDenied: true, expectPath: o('then-fail') },
+  {
+    name: 'git config --file on an outside config (absolute path in the message)',
+    mode: ww,
+    command: `git config --file ${o('repo/.git/config')} user.name corpus`,
+    expectDenied: true,
+    expectPath: o('repo/.git/config'),
+  },
+  {
+    name: 'sed -i on an outside file: its temp file beside it is refused',
+    mode: ww,
+    command: `sed -i s/keep/gone/ ${o('sedme.txt')}`,
+    expectDenied: true,
+    expectPath: new RegExp(`^${O}/sed\\w+$`),
+  },
+  {
+    name: "tee to an outside file (pipeline exit is tee's)",
+    mode: ro,
+    command: `echo x | tee ${o('tee.txt')}`,
+    expectDenied: true,
+    expectPath: o('tee.txt'),
+  },
+  {
+    name: 'dd of= outside',
+    mode: ww,
+    command: `dd if=/dev/zero of=${o('dd.bin')} bs=1 count=1`,
+    expectDenied: true,
+    expectPath: o('dd.bin'),
+  },
+  {
+    name: 'truncate -s 0 of an outside file',
+    mode: ww,
+    command: `truncate -s 0 ${o('trunc.txt')}`,
+    expectDenied: true,
+    expectPath: o('trunc.txt'),
+  },
+  {
+    name: 'install into an outside dir',
+    mode: ww,
+    command: `echo hi > inst-src && install -m 644 inst-src ${o('installed')}`,
+    expectDenied: true,
+    expectPath: o('installed'),
+  },
+  {
+    name: 'relative ../outside/x from the root resolves against the workdir',
+    mode: ww,
+    command: `echo x > ../${OUT}/rel.txt`,
+    expectDenied: true,
+    expectPath: o('rel.txt'),
+  },
+  {
+    name: 'relative write from a workdir inside the root',
+    mode: ww,
+    command: `echo x > ../../${OUT}/rel2.txt`,
+    workdir: path.join(R, 'wd'),
+    expectDenied: true,
+    expectPath: o('rel2.txt'),
+  },
+  {
+    name: 'a denial followed by a failing command still counts',
+    mode: ww,
+    command: `touch ${o('then-fail')}; false`,
+    expectDenied: true,
+    expectPath: o('then-fail'),
+  },
 
   // --- look-alikes that must NOT count -----------------------------------------------------
-  { name: 'grep with no match exits 1 and prints nothing', mode: ro, command: `printf 'a\\n' | grep zzz`, expectDenied: false, expectExit: 1 },
-  { name: 'rg with no match exits 1 (the postmortem-0004 case)', mode: ro, command: `printf 'a\\n' | rg zzz`, expectDenied: false, expectExit: 1, ...(RG ? {} : { skip: 'rg (ripgrep) is not installed on this host' }) },
-  { name: 'cat of a missing file: ENOENT, not EACCES', mode: ro, command: 'cat missing.txt', expectDenied: false, expectExit: 1 },
+  {
+    name: 'grep with no match exits 1 and prints nothing',
+    mode: ro,
+    command: `printf 'a\\n' | grep zzz`,
+    expectDenied: false,
+    expectExit: 1,
+  },
+  {
+    name: 'rg with no match exits 1 (the postmortem-0004 case)',
+    mode: ro,
+    command: `printf 'a\\n' | rg zzz`,
+    expectDenied: false,
+    expectExit: 1,
+    ...(RG ? {} : { skip: 'rg (ripgrep) is not installed on this host' }),
+  },
+  {
+    name: 'cat of a missing file: ENOENT, not EACCES',
+    mode: ro,
+    command: 'cat missing.txt',
+    expectDenied: false,
+    expectExit: 1,
+  },
   { name: 'ls of a missing dir', mode: ro, command: `ls ${o('no-such-dir')}`, expectDenied: false, expectExit: 2 },
-  { name: "a program printing 'Permission denied' with no path and exiting 1", mode: ww, command: "echo 'Permission denied' >&2; exit 1", expectDenied: false, expectExit: 1 },
-  { name: "'Read-only file system' is bubblewrap's dialect, not Landlock's", mode: ww, command: `echo "${o('x')}: Read-only file system" >&2; exit 1`, expectDenied: false, expectExit: 1 },
-  { name: 'exit 13 (the EACCES number) with no text', mode: ro, command: 'exit 13', expectDenied: false, expectExit: 13 },
-  { name: 'a real denial but exit 0: never a denial', mode: ro, command: `touch ${SYS.etcTrue}; true`, expectDenied: false, expectExit: 0 },
-  { name: 'a real denial, then killed by a signal: never a denial', mode: ww, command: `touch ${SYS.etcKill}; kill -TERM $$`, expectDenied: false, expectExit: null },
-  { name: 'writes inside the root succeed', mode: ww, command: 'echo x > inside.txt && mkdir -p sub/dir && touch sub/dir/f && cp inside.txt sub/ && rm sub/inside.txt', expectDenied: false, expectExit: 0 },
-  { name: 'writes into the session TMPDIR succeed', mode: ww, command: 'echo x > "$TMPDIR/t" && cat "$TMPDIR/t" >/dev/null', expectDenied: false, expectExit: 0 },
-  { name: 'cd into a dir (and outside, read only) is fine', mode: ro, command: `cd ${O} && ls >/dev/null && cd /etc && pwd`, expectDenied: false, expectExit: 0 },
-  { name: 'a printed denial naming a path inside the root is not the sandbox', mode: ww, command: `echo "cannot open ${path.join(R, 'x')}: Permission denied" >&2; exit 1`, expectDenied: false, expectExit: 1 },
-  { name: 'DAC inside the root: a 0444 file (caps are dropped, so even root gets EACCES)', mode: ww, command: 'echo x > ro-by-mode.txt', expectDenied: false, expectExit: 1 },
-  { name: 'exec of a non-executable script inside the root (exit 126)', mode: ww, command: './noexec.sh', expectDenied: false, expectExit: 126 },
+  {
+    name: "a program printing 'Permission denied' with no path and exiting 1",
+    mode: ww,
+    command: "echo 'Permission denied' >&2; exit 1",
+    expectDenied: false,
+    expectExit: 1,
+  },
+  {
+    name: "'Read-only file system' is bubblewrap's dialect, not Landlock's",
+    mode: ww,
+    command: `echo "${o('x')}: Read-only file system" >&2; exit 1`,
+    expectDenied: false,
+    expectExit: 1,
+  },
+  {
+    name: 'exit 13 (the EACCES number) with no text',
+    mode: ro,
+    command: 'exit 13',
+    expectDenied: false,
+    expectExit: 13,
+  },
+  {
+    name: 'a real denial but exit 0: never a denial',
+    mode: ro,
+    command: `touch ${SYS.etcTrue}; true`,
+    expectDenied: false,
+    expectExit: 0,
+  },
+  {
+    name: 'a real denial, then killed by a signal: never a denial',
+    mode: ww,
+    command: `touch ${SYS.etcKill}; kill -TERM $$`,
+    expectDenied: false,
+    expectExit: null,
+  },
+  {
+    name: 'writes inside the root succeed',
+    mode: ww,
+    command: 'echo x > inside.txt && mkdir -p sub/dir && touch sub/dir/f && cp inside.txt sub/ && rm sub/inside.txt',
+    expectDenied: false,
+    expectExit: 0,
+  },
+  {
+    name: 'writes into the session TMPDIR succeed',
+    mode: ww,
+    command: 'echo x > "$TMPDIR/t" && cat "$TMPDIR/t" >/dev/null',
+    expectDenied: false,
+    expectExit: 0,
+  },
+  {
+    name: 'cd into a dir (and outside, read only) is fine',
+    mode: ro,
+    command: `cd ${O} && ls >/dev/null && cd /etc && pwd`,
+    expectDenied: false,
+    expectExit: 0,
+  },
+  {
+    name: 'a printed denial naming a path inside the root is not the sandbox',
+    mode: ww,
+    command: `echo "cannot open ${path.join(R, 'x')}: Permission denied" >&2; exit 1`,
+    expectDenied: false,
+    expectExit: 1,
+  },
+  {
+    name: 'DAC inside the root: a 0444 file (caps are dropped, so even root gets EACCES)',
+    mode: ww,
+    command: 'echo x > ro-by-mode.txt',
+    expectDenied: false,
+    expectExit: 1,
+  },
+  {
+    name: 'exec of a non-executable script inside the root (exit 126)',
+    mode: ww,
+    command: './noexec.sh',
+    expectDenied: false,
+    expectExit: 126,
+  },
   {
     // CLASSIFIER GAP candidate (kept on purpose): execve EACCES from a missing x bit names a path
     // outside the root that the host could write, so the write-oriented heuristic counts it.
@@ -155,8 +379,21 @@ const rows: Row[] = [
     expectDenied: false,
     expectExit: 126,
   },
-  { name: 'reading anywhere is granted', mode: ro, command: 'cat /etc/hostname >/dev/null && ls /usr/local >/dev/null', expectDenied: false, expectExit: 0 },
-  { name: 'danger-full-access is unconfined: a write outside succeeds and nothing is classified', mode: 'danger-full-access', command: `echo x > ${o('danger.txt')}`, expectDenied: false, expectExit: 0, writes: o('danger.txt') },
+  {
+    name: 'reading anywhere is granted',
+    mode: ro,
+    command: 'cat /etc/hostname >/dev/null && ls /usr/local >/dev/null',
+    expectDenied: false,
+    expectExit: 0,
+  },
+  {
+    name: 'danger-full-access is unconfined: a write outside succeeds and nothing is classified',
+    mode: 'danger-full-access',
+    command: `echo x > ${o('danger.txt')}`,
+    expectDenied: false,
+    expectExit: 0,
+    writes: o('danger.txt'),
+  },
 ]
 
 // ---------------------------------------------------------------------------------------------
@@ -204,12 +441,17 @@ function check(row: Row, r: ShellRunResult): void {
   const facts = { exitCode: r.exitCode, signal: r.signal, stderr: r.stderr.text, sandbox: r.sandbox }
   expect(r.sandbox, JSON.stringify(facts)).toBeDefined()
   expect(r.sandbox!.mode).toBe(row.mode)
-  expect(r.sandbox!.denied, `denied for ${JSON.stringify(row.command)}; ${JSON.stringify(facts)}`).toBe(row.expectDenied)
+  expect(r.sandbox!.denied, `denied for ${JSON.stringify(row.command)}; ${JSON.stringify(facts)}`).toBe(
+    row.expectDenied,
+  )
   if (row.expectExit !== undefined) expect(r.exitCode, JSON.stringify(facts)).toBe(row.expectExit)
   if (row.expectDenied) {
     expect(r.exitCode, JSON.stringify(facts)).not.toBe(0)
     expect(r.stderr.text).toMatch(/permission denied/i)
-    expect(matches(r.sandbox!.deniedPaths, row.expectPath!), `deniedPaths ${JSON.stringify(r.sandbox!.deniedPaths)} ∌ ${String(row.expectPath)}`).toBe(true)
+    expect(
+      matches(r.sandbox!.deniedPaths, row.expectPath!),
+      `deniedPaths ${JSON.stringify(r.sandbox!.deniedPaths)} ∌ ${String(row.expectPath)}`,
+    ).toBe(true)
   } else {
     expect(r.sandbox!.deniedPaths).toBeUndefined()
   }
@@ -236,7 +478,14 @@ await describeWithBackend('landlock', 'denial corpus: real commands, labelled', 
       ex ??= new LocalShellExecutor({ sandbox: sandbox(), cwd: R, workspaceRoot: R, graceMs: 1000 })
       if (row.workdir) fs.mkdirSync(row.workdir, { recursive: true })
       const before = snapshot(row)
-      const r = await ex.run(ex.resolve({ command: row.command, workdir: row.workdir, timeoutMs: 30_000, sandboxPolicy: { mode: row.mode, workspaceRoot: R } }))
+      const r = await ex.run(
+        ex.resolve({
+          command: row.command,
+          workdir: row.workdir,
+          timeoutMs: 30_000,
+          sandboxPolicy: { mode: row.mode, workspaceRoot: R },
+        }),
+      )
       check(row, r)
       expect(snapshot(row), 'something outside the grant was created or changed').toEqual(before)
       if (row.writes) expect(fs.existsSync(row.writes)).toBe(true)
@@ -295,20 +544,50 @@ try {
   )
 
   const unprivileged: Row[] = [
-    { name: 'nobody writing its own 0444 file inside the root: DAC EACCES, not the sandbox', mode: ww, command: 'echo x > ro-file', expectDenied: false, expectExit: 1 },
-    { name: 'nobody writing into a 0777 dir outside the root: it could, the sandbox refused', mode: ww, command: `echo x > ${path.join(U.open, 'by-nobody.txt')}`, expectDenied: true, expectPath: path.join(U.open, 'by-nobody.txt') },
-    { name: 'nobody touching in a 0777 dir outside the root (read-only)', mode: ro, command: `touch ${path.join(U.open, 'touched')}`, expectDenied: true, expectPath: path.join(U.open, 'touched') },
+    {
+      name: 'nobody writing its own 0444 file inside the root: DAC EACCES, not the sandbox',
+      mode: ww,
+      command: 'echo x > ro-file',
+      expectDenied: false,
+      expectExit: 1,
+    },
+    {
+      name: 'nobody writing into a 0777 dir outside the root: it could, the sandbox refused',
+      mode: ww,
+      command: `echo x > ${path.join(U.open, 'by-nobody.txt')}`,
+      expectDenied: true,
+      expectPath: path.join(U.open, 'by-nobody.txt'),
+    },
+    {
+      name: 'nobody touching in a 0777 dir outside the root (read-only)',
+      mode: ro,
+      command: `touch ${path.join(U.open, 'touched')}`,
+      expectDenied: true,
+      expectPath: path.join(U.open, 'touched'),
+    },
     {
       // CLASSIFIER GAP candidate (kept on purpose): unlink needs write on the PARENT dir, but the
       // host check asks W_OK of the existing file itself (0444, root's), so it says "could not".
-      name: 'nobody removing root\'s 0444 file from a 0777 dir: DAC allows unlink, the sandbox refused',
+      name: "nobody removing root's 0444 file from a 0777 dir: DAC allows unlink, the sandbox refused",
       mode: ww,
       command: `rm -f ${path.join(U.open, 'root-ro.txt')}`,
       expectDenied: true,
       expectPath: path.join(U.open, 'root-ro.txt'),
     },
-    { name: 'nobody reading /etc/shadow: a read refused by DAC', mode: ww, command: 'cat /etc/shadow', expectDenied: false, expectExit: 1 },
-    { name: 'nobody writing into /etc: DAC would refuse it anyway, so not a sandbox denial', mode: ww, command: `echo x > ${SYS.etc}-nobody`, expectDenied: false, expectExit: 1 },
+    {
+      name: 'nobody reading /etc/shadow: a read refused by DAC',
+      mode: ww,
+      command: 'cat /etc/shadow',
+      expectDenied: false,
+      expectExit: 1,
+    },
+    {
+      name: 'nobody writing into /etc: DAC would refuse it anyway, so not a sandbox denial',
+      mode: ww,
+      command: `echo x > ${SYS.etc}-nobody`,
+      expectDenied: false,
+      expectExit: 1,
+    },
   ]
 
   for (const row of unprivileged) {
@@ -316,10 +595,14 @@ try {
     it.skipIf(unprivilegedSkip !== undefined)(title, async () => {
       const before = { ...tree(U.open, new Set()), ...tree(`${SYS.etc}-nobody`, new Set()), ...tree(roFile, new Set()) }
       const arg = JSON.stringify({ repo: REPO, root: U.root, command: row.command, mode: row.mode })
-      const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', NODE, script, arg], {
-        cwd: U.harness,
-        timeout: 45_000,
-      })
+      const { stdout } = await run(
+        'setpriv',
+        [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', NODE, script, arg],
+        {
+          cwd: U.harness,
+          timeout: 45_000,
+        },
+      )
       const { uid, r } = JSON.parse(stdout) as { uid: number; r: ShellRunResult }
       expect(uid).toBe(NOBODY)
       if (!row.expectDenied) {
@@ -327,7 +610,11 @@ try {
         expect(r.stderr.text).toMatch(/permission denied/i)
       }
       check(row, r)
-      expect({ ...tree(U.open, new Set()), ...tree(`${SYS.etc}-nobody`, new Set()), ...tree(roFile, new Set()) }).toEqual(before)
+      expect({
+        ...tree(U.open, new Set()),
+        ...tree(`${SYS.etc}-nobody`, new Set()),
+        ...tree(roFile, new Set()),
+      }).toEqual(before)
     })
   }
 })

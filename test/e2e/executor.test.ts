@@ -108,8 +108,13 @@ describe('unsandboxed executor: defaults and caps', () => {
   it('a pre-aborted signal rejects before spawning; a bad workdir rejects', async () => {
     const ac = new AbortController()
     ac.abort(new Error('stop'))
-    await expect(ex.run(ex.resolve({ command: 'true', signal: ac.signal }))).rejects.toThrow(/aborted before spawn: stop/)
-    await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({ name: 'SpawnError', stage: 'chdir' })
+    await expect(ex.run(ex.resolve({ command: 'true', signal: ac.signal }))).rejects.toThrow(
+      /aborted before spawn: stop/,
+    )
+    await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({
+      name: 'SpawnError',
+      stage: 'chdir',
+    })
   })
 
   it('a foreground run terminates what it left running graceMs after the leader exits', async () => {
@@ -214,7 +219,13 @@ describe('sandboxed executor: facts of every run', async () => {
     const target = join(outside, 'denied.txt')
     const r = await ex.run(ex.resolve({ command: `echo x > ${target}` }))
     expect(r.exitCode).not.toBe(0)
-    expect(r.sandbox).toEqual({ mode: 'read-only', denied: true, enforcement: 'full', backend: 'landlock', deniedPaths: [target] })
+    expect(r.sandbox).toEqual({
+      mode: 'read-only',
+      denied: true,
+      enforcement: 'full',
+      backend: 'landlock',
+      deniedPaths: [target],
+    })
     expect(existsSync(target)).toBe(false)
   })
 
@@ -224,20 +235,35 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(r.sandbox?.denied).toBe(false)
   })
 
-  it.skipIf(!usable)('an explicit workspace-write policy writes inside the root, reports the chosen backend, and still denies outside', async () => {
-    const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
-    const chosen = selectBackend(sandbox.capabilities, policy)
-    const inside = await ex.run(ex.resolve({ command: 'echo ok > inside.txt && cat inside.txt', sandboxPolicy: policy }))
-    expect(inside).toMatchObject({ exitCode: 0, stdout: { text: 'ok\n' } })
-    // Landlock alone is partial here; with bubblewrap in the chain it is chosen, and full.
-    expect(inside.sandbox).toMatchObject({ mode: 'workspace-write', denied: false, backend: chosen.backend, enforcement: chosen.enforcement })
-    const out = await ex.run(ex.resolve({ command: `touch ${join(outside, 'w')}`, sandboxPolicy: policy }))
-    expect(out.sandbox).toMatchObject({ mode: 'workspace-write', denied: true, deniedPaths: [join(outside, 'w')] })
-  })
+  it.skipIf(!usable)(
+    'an explicit workspace-write policy writes inside the root, reports the chosen backend, and still denies outside',
+    async () => {
+      const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
+      const chosen = selectBackend(sandbox.capabilities, policy)
+      const inside = await ex.run(
+        ex.resolve({ command: 'echo ok > inside.txt && cat inside.txt', sandboxPolicy: policy }),
+      )
+      expect(inside).toMatchObject({ exitCode: 0, stdout: { text: 'ok\n' } })
+      // Landlock alone is partial here; with bubblewrap in the chain it is chosen, and full.
+      expect(inside.sandbox).toMatchObject({
+        mode: 'workspace-write',
+        denied: false,
+        backend: chosen.backend,
+        enforcement: chosen.enforcement,
+      })
+      const out = await ex.run(ex.resolve({ command: `touch ${join(outside, 'w')}`, sandboxPolicy: policy }))
+      expect(out.sandbox).toMatchObject({ mode: 'workspace-write', denied: true, deniedPaths: [join(outside, 'w')] })
+    },
+  )
 
   it.skipIf(!usable)('TMPDIR is a private writable temp dir, and the host /tmp is not writable', async () => {
     const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
-    const r = await ex.run(ex.resolve({ command: 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; echo "$TMPDIR"; echo h > /tmp/cordon-host-tmp-probe', sandboxPolicy: policy }))
+    const r = await ex.run(
+      ex.resolve({
+        command: 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; echo "$TMPDIR"; echo h > /tmp/cordon-host-tmp-probe',
+        sandboxPolicy: policy,
+      }),
+    )
     expect(r.stdout.text.split('\n')[0]).toBe('t')
     expect(r.stdout.text.split('\n')[1]).not.toBe('/tmp')
     expect(existsSync('/tmp/cordon-host-tmp-probe')).toBe(false)
@@ -246,7 +272,9 @@ describe('sandboxed executor: facts of every run', async () => {
 
   it.skipIf(!usable)('danger-full-access bypasses the sandbox and carries no enforcement', async () => {
     const target = join(outside, 'full.txt')
-    const r = await ex.run(ex.resolve({ command: `echo x > ${target}`, sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: root } }))
+    const r = await ex.run(
+      ex.resolve({ command: `echo x > ${target}`, sandboxPolicy: { mode: 'danger-full-access', workspaceRoot: root } }),
+    )
     expect(r.exitCode).toBe(0)
     expect(r.sandbox).toEqual({ mode: 'danger-full-access', denied: false })
     expect(existsSync(target)).toBe(true)
@@ -260,24 +288,37 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(missing.sandbox?.denied).toBe(false)
   })
 
-  it.skipIf(!usable)('background denials are stamped before done resolves; 50 overlapping jobs keep their own facts', async () => {
-    const modes = ['read-only', 'workspace-write', 'danger-full-access'] as const
-    const jobs = Array.from({ length: 50 }, (_, i) => {
-      const mode = modes[i % 3]!
-      const target = join(outside, `job-${i}`)
-      return { i, mode, target, p: ex.start(ex.resolve({ command: `sleep 0.0${i % 10}; echo ${i} > ${target}`, sandboxPolicy: { mode, workspaceRoot: root } })) }
-    })
-    await Promise.all(jobs.map((j) => j.p.done))
-    for (const j of jobs) {
-      if (j.mode === 'danger-full-access') {
-        expect(j.p.sandbox).toBeUndefined()
-        expect(existsSync(j.target)).toBe(true)
-      } else {
-        expect(j.p.sandbox).toMatchObject({ mode: j.mode, denied: true, deniedPaths: [j.target] })
-        expect(existsSync(j.target)).toBe(false)
+  it.skipIf(!usable)(
+    'background denials are stamped before done resolves; 50 overlapping jobs keep their own facts',
+    async () => {
+      const modes = ['read-only', 'workspace-write', 'danger-full-access'] as const
+      const jobs = Array.from({ length: 50 }, (_, i) => {
+        const mode = modes[i % 3]!
+        const target = join(outside, `job-${i}`)
+        return {
+          i,
+          mode,
+          target,
+          p: ex.start(
+            ex.resolve({
+              command: `sleep 0.0${i % 10}; echo ${i} > ${target}`,
+              sandboxPolicy: { mode, workspaceRoot: root },
+            }),
+          ),
+        }
+      })
+      await Promise.all(jobs.map((j) => j.p.done))
+      for (const j of jobs) {
+        if (j.mode === 'danger-full-access') {
+          expect(j.p.sandbox).toBeUndefined()
+          expect(existsSync(j.target)).toBe(true)
+        } else {
+          expect(j.p.sandbox).toMatchObject({ mode: j.mode, denied: true, deniedPaths: [j.target] })
+          expect(existsSync(j.target)).toBe(false)
+        }
       }
-    }
-  })
+    },
+  )
 
   it.skipIf(!usable)('BASH_ENV is evaluated inside the confinement', async () => {
     const rc = join(root, 'rc.sh')
@@ -287,36 +328,60 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(existsSync(join(outside, 'rc-out'))).toBe(false)
   })
 
-  it.skipIf(!usable)('a runner failure throws SANDBOX_UNAVAILABLE in the foreground and stamps runnerFailed in the background', async () => {
-    // A real confinement step that the kernel refuses: the plan names a ruleset fd that is not one.
-    const broken = {
-      confine(spec: Parameters<LocalSandbox['confine']>[0], policy: Parameters<LocalSandbox['confine']>[1]) {
-        const confined = sandbox.confine(spec, policy)
-        const c = confined.spec.confinement!
-        return { ...confined, spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan!, rulesetFd: 999_999 } } } }
-      },
-    }
-    const failing = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox: broken })
-    const target = join(outside, 'runner-failed')
-    const error = await failing.run(failing.resolve({ command: `echo x > ${target}; echo 'Permission denied' >&2; exit 1` })).catch((e: unknown) => e)
-    expect(isSandboxUnavailableError(error)).toBe(true)
-    expect((error as { detail: unknown }).detail).toEqual({ stage: 'landlock', errno: 9 })
-    const job = failing.start(failing.resolve({ command: `echo x > ${target}` }))
-    await job.done
-    expect(job.status).toBe('killed')
-    expect(job.sandbox).toMatchObject({ mode: 'read-only', denied: false, runnerFailed: true })
-    expect(job.readOutput().delta).toMatch(/^spawn failed: .*refusing to run the command unconfined/)
-    expect(existsSync(target)).toBe(false)
-    await failing.dispose()
-  })
+  it.skipIf(!usable)(
+    'a runner failure throws SANDBOX_UNAVAILABLE in the foreground and stamps runnerFailed in the background',
+    async () => {
+      // A real confinement step that the kernel refuses: the plan names a ruleset fd that is not one.
+      const broken = {
+        confine(spec: Parameters<LocalSandbox['confine']>[0], policy: Parameters<LocalSandbox['confine']>[1]) {
+          const confined = sandbox.confine(spec, policy)
+          const c = confined.spec.confinement!
+          return {
+            ...confined,
+            spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan!, rulesetFd: 999_999 } } },
+          }
+        },
+      }
+      const failing = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox: broken })
+      const target = join(outside, 'runner-failed')
+      const error = await failing
+        .run(failing.resolve({ command: `echo x > ${target}; echo 'Permission denied' >&2; exit 1` }))
+        .catch((e: unknown) => e)
+      expect(isSandboxUnavailableError(error)).toBe(true)
+      expect((error as { detail: unknown }).detail).toEqual({ stage: 'landlock', errno: 9 })
+      const job = failing.start(failing.resolve({ command: `echo x > ${target}` }))
+      await job.done
+      expect(job.status).toBe('killed')
+      expect(job.sandbox).toMatchObject({ mode: 'read-only', denied: false, runnerFailed: true })
+      expect(job.readOutput().delta).toMatch(/^spawn failed: .*refusing to run the command unconfined/)
+      expect(existsSync(target)).toBe(false)
+      await failing.dispose()
+    },
+  )
 
   it('an unusable sandbox fails closed on run and start: SANDBOX_UNAVAILABLE, nothing run', async () => {
-    const none = await LocalSandbox.create({ capabilities: { platform: 'linux', chain: ['landlock'], backends: { landlock: { backend: 'landlock', usable: false, reason: 'probe found no Landlock', remedy: 'enable Landlock', limitations: [] } } } as never })
+    const none = await LocalSandbox.create({
+      capabilities: {
+        platform: 'linux',
+        chain: ['landlock'],
+        backends: {
+          landlock: {
+            backend: 'landlock',
+            usable: false,
+            reason: 'probe found no Landlock',
+            remedy: 'enable Landlock',
+            limitations: [],
+          },
+        },
+      } as never,
+    })
     const closed = new LocalShellExecutor({ cwd: root, sandbox: none })
     const target = join(outside, 'never')
     const error = await closed.run(closed.resolve({ command: `echo x > ${target}` })).catch((e: unknown) => e)
     expect(isSandboxUnavailableError(error)).toBe(true)
-    expect(() => closed.start(closed.resolve({ command: `echo x > ${target}` }))).toThrow(/refusing to run the command unconfined/)
+    expect(() => closed.start(closed.resolve({ command: `echo x > ${target}` }))).toThrow(
+      /refusing to run the command unconfined/,
+    )
     expect(existsSync(target)).toBe(false)
     await closed.dispose()
     await none.dispose()

@@ -33,10 +33,17 @@ function workDir(): string {
 interface HarnessReport {
   capability: BackendCapability
   required: boolean
-  results: Record<string, { ran: boolean; code?: string; name?: string; message?: string; detail?: unknown; backend?: string }>
+  results: Record<
+    string,
+    { ran: boolean; code?: string; name?: string; message?: string; detail?: unknown; backend?: string }
+  >
 }
 
-async function runHarness(broken: readonly SyscallName[], env: NodeJS.ProcessEnv = {}, chain = 'landlock'): Promise<{ report: HarnessReport; dir: string }> {
+async function runHarness(
+  broken: readonly SyscallName[],
+  env: NodeJS.ProcessEnv = {},
+  chain = 'landlock',
+): Promise<{ report: HarnessReport; dir: string }> {
   const arch = hostSeccompArch()
   if (!arch) throw new Error('no seccomp table for this arch')
   const dir = workDir()
@@ -44,7 +51,14 @@ async function runHarness(broken: readonly SyscallName[], env: NodeJS.ProcessEnv
   const host = loadNative().hostCapabilities()
   const spec: SubprocessSpawnSpec = {
     ...specFor(
-      [process.execPath, '--import', path.join(repo, 'test/fixtures/ts-hooks.mjs'), path.join(repo, 'test/fixtures/fail-closed-harness.ts'), dir, chain],
+      [
+        process.execPath,
+        '--import',
+        path.join(repo, 'test/fixtures/ts-hooks.mjs'),
+        path.join(repo, 'test/fixtures/fail-closed-harness.ts'),
+        dir,
+        chain,
+      ],
       repo,
       { CORDON_REQUIRE_BACKENDS: undefined, ...env },
     ),
@@ -67,7 +81,11 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
     expect(report.capability.reason).toContain('ENOSYS')
     expect(report.capability.remedy).toMatch(/kernel/i)
     for (const mode of ['read-only', 'workspace-write']) {
-      expect(report.results[mode]).toMatchObject({ ran: false, name: 'SandboxUnavailableError', code: 'SANDBOX_UNAVAILABLE' })
+      expect(report.results[mode]).toMatchObject({
+        ran: false,
+        name: 'SandboxUnavailableError',
+        code: 'SANDBOX_UNAVAILABLE',
+      })
       expect(report.results[mode]?.message).toContain(`"${mode}"`)
       expect(fs.existsSync(path.join(dir, `ran-${mode}`))).toBe(false)
     }
@@ -78,14 +96,22 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
 
   it('a kernel that builds rulesets but cannot restrict: the canary fails at the landlock stage', async () => {
     const { report, dir } = await runHarness(['landlock_restrict_self'])
-    expect(report.capability).toMatchObject({ usable: false, abi: 7, failure: { stage: 'landlock', errno: ENOSYS, code: 'ENOSYS' } })
+    expect(report.capability).toMatchObject({
+      usable: false,
+      abi: 7,
+      failure: { stage: 'landlock', errno: ENOSYS, code: 'ENOSYS' },
+    })
     expect(report.results['read-only']).toMatchObject({ ran: false, code: 'SANDBOX_UNAVAILABLE' })
     expect(fs.existsSync(path.join(dir, 'ran-read-only'))).toBe(false)
   })
 
   it('with bubblewrap in the chain, the same host falls back to it for both modes', async () => {
     if (!(await requireBackend('bubblewrap'))) return
-    const { report, dir } = await runHarness(['landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self'], {}, 'landlock,bubblewrap')
+    const { report, dir } = await runHarness(
+      ['landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self'],
+      {},
+      'landlock,bubblewrap',
+    )
     expect(report.capability.usable).toBe(false)
     expect(report.results['read-only']).toMatchObject({ ran: true, backend: 'bubblewrap' })
     expect(report.results['workspace-write']).toMatchObject({ ran: true, exitCode: 0, backend: 'bubblewrap' })
@@ -107,16 +133,25 @@ describe('fail closed: runner failures during a run', () => {
     const dir = workDir()
     const notARuleset = fs.openSync('/dev/null', 'r')
     try {
-      const confined = sandbox.confine(specFor(['/bin/sh', '-c', 'echo ran > "$1"', 'sh', path.join(dir, 'ran')], dir), {
-        mode: 'read-only',
-        workspaceRoot: dir,
-      })
+      const confined = sandbox.confine(
+        specFor(['/bin/sh', '-c', 'echo ran > "$1"', 'sh', path.join(dir, 'ran')], dir),
+        {
+          mode: 'read-only',
+          workspaceRoot: dir,
+        },
+      )
       const plan = { ...confined.spec.confinement!.plan!, rulesetFd: notARuleset }
-      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch((e: unknown) => e)
+      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch(
+        (e: unknown) => e,
+      )
       expect(isSpawnError(error)).toBe(true)
       const surfaced = runnerFailureToError(error, 'read-only')
       expect(isSandboxUnavailableError(surfaced)).toBe(true)
-      expect(surfaced).toMatchObject({ code: 'SANDBOX_UNAVAILABLE', mode: 'read-only', detail: { stage: 'landlock', errno: 77 } })
+      expect(surfaced).toMatchObject({
+        code: 'SANDBOX_UNAVAILABLE',
+        mode: 'read-only',
+        detail: { stage: 'landlock', errno: 77 },
+      })
       expect(String((surfaced as Error).message)).toMatch(/Runner failure: landlock: /)
       expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false)
     } finally {
@@ -133,8 +168,13 @@ describe('fail closed: runner failures during a run', () => {
       const confined = sandbox.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir })
       const bogus = encodeBpf([{ code: 0xff, jt: 0, jf: 0, k: 0 }]) // not a valid opcode: EINVAL
       const plan = { ...confined.spec.confinement!.plan!, filter: bogus }
-      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch((e: unknown) => e)
-      expect(runnerFailureToError(error, 'read-only')).toMatchObject({ code: 'SANDBOX_UNAVAILABLE', detail: { stage: 'seccomp', errno: 22 } })
+      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch(
+        (e: unknown) => e,
+      )
+      expect(runnerFailureToError(error, 'read-only')).toMatchObject({
+        code: 'SANDBOX_UNAVAILABLE',
+        detail: { stage: 'seccomp', errno: 22 },
+      })
     } finally {
       await sandbox.dispose()
     }
@@ -145,7 +185,10 @@ describe('fail closed: runner failures during a run', () => {
     const sandbox = await LocalSandbox.create()
     const dir = workDir()
     try {
-      const badCwd = sandbox.confine(specFor(['/bin/true'], path.join(dir, 'missing')), { mode: 'read-only', workspaceRoot: dir })
+      const badCwd = sandbox.confine(specFor(['/bin/true'], path.join(dir, 'missing')), {
+        mode: 'read-only',
+        workspaceRoot: dir,
+      })
       const e1 = await runSpec(badCwd.spec).catch((e: unknown) => e)
       expect(runnerFailureToError(e1, 'read-only')).toBe(e1)
       expect(e1).toMatchObject({ name: 'SpawnError', stage: 'chdir' })
@@ -187,7 +230,16 @@ describe('fail closed: selection', () => {
   const unusable: SandboxCapabilities = {
     platform: 'linux',
     chain: ['landlock'],
-    backends: { landlock: { backend: 'landlock', usable: false, reason: 'the kernel offers no Landlock (ENOSYS)', remedy: 'Boot a kernel with Landlock.', limitations: [], probeMs: 0 } },
+    backends: {
+      landlock: {
+        backend: 'landlock',
+        usable: false,
+        reason: 'the kernel offers no Landlock (ENOSYS)',
+        remedy: 'Boot a kernel with Landlock.',
+        limitations: [],
+        probeMs: 0,
+      },
+    },
   }
 
   it('no usable backend: every confined mode throws SANDBOX_UNAVAILABLE naming why and the remedy', async () => {
@@ -203,13 +255,17 @@ describe('fail closed: selection', () => {
         expect(String(error)).toContain('Boot a kernel with Landlock.')
       }
     }
-    expect(sandbox.confine(specFor(['/bin/true'], dir), { mode: 'danger-full-access', workspaceRoot: dir })).toMatchObject({ backend: 'none' })
+    expect(
+      sandbox.confine(specFor(['/bin/true'], dir), { mode: 'danger-full-access', workspaceRoot: dir }),
+    ).toMatchObject({ backend: 'none' })
     await sandbox.dispose()
   })
 
   it('an empty chain is unavailable', async () => {
     const sandbox = await LocalSandbox.create({ capabilities: { platform: 'linux', chain: [], backends: {} } })
-    expect(() => sandbox.confine(specFor(['/bin/true'], '/'), { mode: 'read-only', workspaceRoot: '/' })).toThrow(/no sandbox backend/)
+    expect(() => sandbox.confine(specFor(['/bin/true'], '/'), { mode: 'read-only', workspaceRoot: '/' })).toThrow(
+      /no sandbox backend/,
+    )
   })
 
   it('requireEnforcement full: a partial backend fails closed, a full one runs', async () => {
@@ -217,11 +273,20 @@ describe('fail closed: selection', () => {
     const real = await LocalSandbox.create({ backends: ['landlock'] })
     const dir = workDir()
     try {
-      expect(() => real.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir, requireEnforcement: 'full' })).toThrow(
-        /requires full enforcement/,
-      )
-      expect(real.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir }).enforcement).toBe('partial')
-      expect(real.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir, requireEnforcement: 'full' }).enforcement).toBe('full')
+      expect(() =>
+        real.confine(specFor(['/bin/true'], dir), {
+          mode: 'workspace-write',
+          workspaceRoot: dir,
+          requireEnforcement: 'full',
+        }),
+      ).toThrow(/requires full enforcement/)
+      expect(
+        real.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir }).enforcement,
+      ).toBe('partial')
+      expect(
+        real.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir, requireEnforcement: 'full' })
+          .enforcement,
+      ).toBe('full')
     } finally {
       await real.dispose()
     }
@@ -229,21 +294,34 @@ describe('fail closed: selection', () => {
     if (await requireBackend('bubblewrap')) {
       const chain = await LocalSandbox.create()
       try {
-        expect(chain.confine(specFor(['/bin/true'], dir), { mode: 'workspace-write', workspaceRoot: dir, requireEnforcement: 'full' })).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
+        expect(
+          chain.confine(specFor(['/bin/true'], dir), {
+            mode: 'workspace-write',
+            workspaceRoot: dir,
+            requireEnforcement: 'full',
+          }),
+        ).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
       } finally {
         await chain.dispose()
       }
     }
     const partialRo = await LocalSandbox.create({ capabilities: usable('partial') })
-    expect(() => partialRo.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir, requireEnforcement: 'full' })).toThrow(
-      /SANDBOX|full/,
-    )
+    expect(() =>
+      partialRo.confine(specFor(['/bin/true'], dir), {
+        mode: 'read-only',
+        workspaceRoot: dir,
+        requireEnforcement: 'full',
+      }),
+    ).toThrow(/SANDBOX|full/)
   })
 })
 
 describe('CORDON_REQUIRE_BACKENDS', () => {
   it('parses a comma list', () => {
-    expect(requiredBackends({ CORDON_REQUIRE_BACKENDS: ' landlock, Bubblewrap ,,' })).toEqual(['landlock', 'bubblewrap'])
+    expect(requiredBackends({ CORDON_REQUIRE_BACKENDS: ' landlock, Bubblewrap ,,' })).toEqual([
+      'landlock',
+      'bubblewrap',
+    ])
     expect(requiredBackends({})).toEqual([])
     expect(isBackendRequired('landlock', { CORDON_REQUIRE_BACKENDS: 'landlock' })).toBe(true)
     expect(isBackendRequired('landlock', { CORDON_REQUIRE_BACKENDS: 'bubblewrap' })).toBe(false)

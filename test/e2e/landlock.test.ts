@@ -40,7 +40,9 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
       'read-only': { inherit: 'full', deny: 'full' },
       'workspace-write': { inherit: 'partial', deny: 'partial' },
     })
-    expect(cap.governs?.['read-only']).toEqual(expect.arrayContaining(['content', 'names', 'metadata', 'network', 'signals']))
+    expect(cap.governs?.['read-only']).toEqual(
+      expect.arrayContaining(['content', 'names', 'metadata', 'network', 'signals']),
+    )
     expect(cap.governs?.['workspace-write']).not.toContain('metadata')
     expect(cap.limitations.join('\n')).toMatch(/pathname unix sockets/)
     expect(cap.remedy).toBeTruthy()
@@ -50,10 +52,13 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
   it('read-only: reads and /dev/null work, writes are denied with EACCES text, enforcement full', async () => {
     const dir = workDir()
     fs.writeFileSync(path.join(dir, 'f'), 'data\n')
-    const c = sandbox().confine(sh('cat f; ls / >/dev/null && echo listed; echo x > /dev/null && echo devnull; echo x > g', dir), {
-      mode: 'read-only',
-      workspaceRoot: dir,
-    })
+    const c = sandbox().confine(
+      sh('cat f; ls / >/dev/null && echo listed; echo x > /dev/null && echo devnull; echo x > g', dir),
+      {
+        mode: 'read-only',
+        workspaceRoot: dir,
+      },
+    )
     expect(c).toMatchObject({ backend: 'landlock', enforcement: 'full' })
     expect(c.spec.confinement).toMatchObject({ backend: 'landlock', mode: 'read-only' })
     const r = await runSpec(c.spec)
@@ -67,10 +72,14 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     const dir = workDir()
     const extra = workDir()
     const c = sandbox().confine(
-      sh('echo a > "$ROOTDIR/a" && mkdir "$ROOTDIR/d" && mv "$ROOTDIR/a" "$ROOTDIR/d/a" && echo b > "$EXTRA/b" && echo t > "$TMPDIR/t" && echo ok; echo x > /tmp/cordon-e2e-host-$$ || echo denied', dir, {
-        ROOTDIR: dir,
-        EXTRA: extra,
-      }),
+      sh(
+        'echo a > "$ROOTDIR/a" && mkdir "$ROOTDIR/d" && mv "$ROOTDIR/a" "$ROOTDIR/d/a" && echo b > "$EXTRA/b" && echo t > "$TMPDIR/t" && echo ok; echo x > /tmp/cordon-e2e-host-$$ || echo denied',
+        dir,
+        {
+          ROOTDIR: dir,
+          EXTRA: extra,
+        },
+      ),
       { mode: 'workspace-write', workspaceRoot: dir, writableRoots: [extra], sessionId: 's1' },
     )
     expect(c.enforcement).toBe('partial')
@@ -86,9 +95,21 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
 
   it('one private temp dir per session, reused within it', () => {
     const dir = workDir()
-    const a1 = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'a' }).tempDir
-    const a2 = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'a' }).tempDir
-    const b = sandbox().confine(sh('true', dir), { mode: 'workspace-write', workspaceRoot: dir, sessionId: 'b/../x' }).tempDir
+    const a1 = sandbox().confine(sh('true', dir), {
+      mode: 'workspace-write',
+      workspaceRoot: dir,
+      sessionId: 'a',
+    }).tempDir
+    const a2 = sandbox().confine(sh('true', dir), {
+      mode: 'workspace-write',
+      workspaceRoot: dir,
+      sessionId: 'a',
+    }).tempDir
+    const b = sandbox().confine(sh('true', dir), {
+      mode: 'workspace-write',
+      workspaceRoot: dir,
+      sessionId: 'b/../x',
+    }).tempDir
     expect(a1).toBe(a2)
     expect(b).not.toBe(a1)
     expect(path.dirname(b!)).toBe(os.tmpdir())
@@ -109,7 +130,14 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
 
   it('danger-full-access never asks a backend and strips any confinement', () => {
     const dir = workDir()
-    const spec = { ...sh('true', dir), confinement: { backend: 'landlock' as const, mode: 'read-only' as const, plan: { dropCaps: true, dropBounding: false, capLast: 40, noNewPrivs: true } } }
+    const spec = {
+      ...sh('true', dir),
+      confinement: {
+        backend: 'landlock' as const,
+        mode: 'read-only' as const,
+        plan: { dropCaps: true, dropBounding: false, capLast: 40, noNewPrivs: true },
+      },
+    }
     const c = sandbox().confine(spec, { mode: 'danger-full-access', workspaceRoot: dir })
     expect(c).toEqual({ spec: sh('true', dir), backend: 'none' })
   })
@@ -117,7 +145,14 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
   it('network deny: read-only stays full, TCP to a host port is refused', async () => {
     const dir = workDir()
     const c = sandbox().confine(
-      specFor(['/usr/bin/python3', '-c', 'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 9), 1); print("connected")\nexcept OSError as e: print("refused", e.errno)'], dir),
+      specFor(
+        [
+          '/usr/bin/python3',
+          '-c',
+          'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 9), 1); print("connected")\nexcept OSError as e: print("refused", e.errno)',
+        ],
+        dir,
+      ),
       { mode: 'read-only', workspaceRoot: dir, network: 'deny' },
     )
     expect(c.enforcement).toBe('full')
@@ -130,7 +165,9 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     fs.mkdirSync(root)
     const policy = { mode: 'workspace-write' as const, workspaceRoot: root, sessionId: 'recreate' }
     const first = sandbox().confine(sh('echo 1 > one', root), policy)
-    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan!.rulesetFd).toBe(first.spec.confinement!.plan!.rulesetFd)
+    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan!.rulesetFd).toBe(
+      first.spec.confinement!.plan!.rulesetFd,
+    )
     fs.rmSync(root, { recursive: true })
     fs.mkdirSync(root)
     const second = sandbox().confine(sh('echo 2 > two && echo ok', root), policy)
@@ -161,7 +198,13 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     ]
     for (let i = 0; i < 1000; i++) {
       const c = own.confine(specFor(['/bin/true'], dir), policies[i % 3]!)
-      const child = startChild({ argv: c.spec.argv, env: envOf(c.spec), cwd: c.spec.cwd, stdio: [StdioKind.Null, StdioKind.Null, StdioKind.Null], confinement: c.spec.confinement!.plan })
+      const child = startChild({
+        argv: c.spec.argv,
+        env: envOf(c.spec),
+        cwd: c.spec.cwd,
+        stdio: [StdioKind.Null, StdioKind.Null, StdioKind.Null],
+        confinement: c.spec.confinement!.plan,
+      })
       expect((await child.exit).exitCode).toBe(0)
     }
     expect(own.openRulesets).toBe(3)

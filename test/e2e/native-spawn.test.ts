@@ -13,7 +13,6 @@ import { eventually } from '../support/processes.js'
 const env = Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]))
 const piped = [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] as const
 
-
 async function run(argv: string[], extra: Partial<ChildOptions> = {}) {
   const child = startChild({ argv, env, stdio: piped, ...extra })
   const [stdout, stderr, exit] = await Promise.all([read(child.stdout), read(child.stderr), child.exit])
@@ -81,12 +80,23 @@ describe('native spawn: failures before exec carry stage and errno', () => {
   chmodSync(notExecutable, 0o644)
 
   it('a missing program is exec/ENOENT', () => {
-    expect(spawnFailure({ argv: ['/nonexistent/prog'], env, stdio: piped })).toMatchObject({ stage: 'exec', code: 'ENOENT', errno: 2 })
-    expect(spawnFailure({ argv: ['no-such-program-cordon'], env, stdio: piped })).toMatchObject({ stage: 'exec', code: 'ENOENT' })
+    expect(spawnFailure({ argv: ['/nonexistent/prog'], env, stdio: piped })).toMatchObject({
+      stage: 'exec',
+      code: 'ENOENT',
+      errno: 2,
+    })
+    expect(spawnFailure({ argv: ['no-such-program-cordon'], env, stdio: piped })).toMatchObject({
+      stage: 'exec',
+      code: 'ENOENT',
+    })
   })
 
   it('a non-executable file is exec/EACCES', () => {
-    expect(spawnFailure({ argv: [notExecutable], env, stdio: piped })).toMatchObject({ stage: 'exec', code: 'EACCES', errno: 13 })
+    expect(spawnFailure({ argv: [notExecutable], env, stdio: piped })).toMatchObject({
+      stage: 'exec',
+      code: 'EACCES',
+      errno: 13,
+    })
   })
 
   it('a missing cwd is chdir/ENOENT, naming the directory', () => {
@@ -95,12 +105,18 @@ describe('native spawn: failures before exec carry stage and errno', () => {
   })
 
   it('a cwd that is a file is chdir/ENOTDIR', () => {
-    expect(spawnFailure({ argv: ['/bin/true'], env, cwd: notExecutable, stdio: piped })).toMatchObject({ stage: 'chdir', code: 'ENOTDIR' })
+    expect(spawnFailure({ argv: ['/bin/true'], env, cwd: notExecutable, stdio: piped })).toMatchObject({
+      stage: 'chdir',
+      code: 'ENOTDIR',
+    })
   })
 
   it('a bad Landlock ruleset fd is landlock/EBADF', () => {
     const plan = { dropCaps: false, dropBounding: false, capLast: 40, noNewPrivs: true, rulesetFd: 987654 }
-    expect(spawnFailure({ argv: ['/bin/true'], env, stdio: piped, confinement: plan })).toMatchObject({ stage: 'landlock', code: 'EBADF' })
+    expect(spawnFailure({ argv: ['/bin/true'], env, stdio: piped, confinement: plan })).toMatchObject({
+      stage: 'landlock',
+      code: 'EBADF',
+    })
   })
 
   it('a malformed seccomp program is seccomp/EINVAL', () => {
@@ -109,7 +125,10 @@ describe('native spawn: failures before exec carry stage and errno', () => {
     filter.writeUInt16LE(0x05, 0) // BPF_JMP|BPF_JA
     filter.writeUInt32LE(5, 4)
     const plan = { dropCaps: false, dropBounding: false, capLast: 40, noNewPrivs: true, filter }
-    expect(spawnFailure({ argv: ['/bin/true'], env, stdio: piped, confinement: plan })).toMatchObject({ stage: 'seccomp', code: 'EINVAL' })
+    expect(spawnFailure({ argv: ['/bin/true'], env, stdio: piped, confinement: plan })).toMatchObject({
+      stage: 'seccomp',
+      code: 'EINVAL',
+    })
   })
 
   it('a cap drop the host may not make is caps/EPERM (unprivileged host)', () => {
@@ -126,7 +145,11 @@ describe('native spawn: failures before exec carry stage and errno', () => {
     )
     chmodSync(dir, 0o755)
     chmodSync(script, 0o644)
-    const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script], { encoding: 'utf8' })
+    const out = execFileSync(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script],
+      { encoding: 'utf8' },
+    )
     expect(JSON.parse(out)).toEqual({ stage: 'caps', errno: 1 })
   })
 
@@ -173,7 +196,11 @@ describe('native spawn: descriptors', () => {
   })
 
   it('writes stdin data and closes it', async () => {
-    const child = startChild({ argv: ['sh', '-c', 'cat; echo "[eof]"'], env, stdio: [StdioKind.Pipe, StdioKind.Pipe, StdioKind.Null] })
+    const child = startChild({
+      argv: ['sh', '-c', 'cat; echo "[eof]"'],
+      env,
+      stdio: [StdioKind.Pipe, StdioKind.Pipe, StdioKind.Null],
+    })
     child.stdin!.end('hello\nworld\n')
     const [out] = await Promise.all([read(child.stdout), child.exit])
     expect(out).toBe('hello\nworld\n[eof]\n')
@@ -200,7 +227,9 @@ describe('native spawn: descriptors', () => {
     writeFileSync(join(dir, 'hello-cordon'), '#!/bin/sh\necho found\n', { mode: 0o755 })
     const r = await run(['hello-cordon'], { env: [`PATH=.:${dir}:/bin`] })
     expect(r.stdout).toBe('found\n')
-    expect(spawnFailure({ argv: ['hello-cordon'], env: ['PATH=.'], cwd: dir, stdio: piped })).toMatchObject({ code: 'ENOENT' })
+    expect(spawnFailure({ argv: ['hello-cordon'], env: ['PATH=.'], cwd: dir, stdio: piped })).toMatchObject({
+      code: 'ENOENT',
+    })
   })
 })
 

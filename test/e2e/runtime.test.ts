@@ -24,7 +24,12 @@ function spec(argv: readonly string[], extra: Partial<SubprocessSpawnSpec> = {})
 async function run(argv: string[], extra: Partial<SubprocessSpawnSpec> = {}) {
   const h = runtime.spawn(spec(argv, extra))
   const outcome = await h.done
-  return { ...outcome, stdout: h.collected.stdout?.readFrom(0).text ?? '', stderr: h.collected.stderr?.readFrom(0).text ?? '', handle: h }
+  return {
+    ...outcome,
+    stdout: h.collected.stdout?.readFrom(0).text ?? '',
+    stderr: h.collected.stderr?.readFrom(0).text ?? '',
+    handle: h,
+  }
 }
 
 const invalid = (fn: () => unknown): string[] => [...invalidRequest(fn).issues]
@@ -37,7 +42,9 @@ describe('validation at the boundary', () => {
   })
 
   it('lists every problem at once', () => {
-    const issues = invalid(() => runtime.spawn({ argv: [], cwd: 'relative', stdio: { stdin: 'bogus' }, graceMs: -1 } as never))
+    const issues = invalid(() =>
+      runtime.spawn({ argv: [], cwd: 'relative', stdio: { stdin: 'bogus' }, graceMs: -1 } as never),
+    )
     expect(issues.join('\n')).toMatch(/argv/)
     expect(issues.join('\n')).toMatch(/cwd/)
     expect(issues.join('\n')).toMatch(/stdio/)
@@ -83,19 +90,31 @@ describe('exit facts and output', () => {
 
 describe('stdin', () => {
   it('writes data and closes', async () => {
-    expect((await run(['sh', '-c', 'cat; echo "[eof]"'], { stdio: { stdin: { data: 'abc' }, stdout: collect, stderr: collect } })).stdout).toBe('abc[eof]\n')
+    expect(
+      (
+        await run(['sh', '-c', 'cat; echo "[eof]"'], {
+          stdio: { stdin: { data: 'abc' }, stdout: collect, stderr: collect },
+        })
+      ).stdout,
+    ).toBe('abc[eof]\n')
   })
 
   it('ignore is /dev/null; pipe is a pipe the caller owns', async () => {
     expect((await run(['readlink', '/proc/self/fd/0'])).stdout).toBe('/dev/null\n')
-    const h = runtime.spawn(spec(['sh', '-c', 'readlink /proc/self/fd/0; cat'], { stdio: { stdin: 'pipe', stdout: collect, stderr: collect } }))
+    const h = runtime.spawn(
+      spec(['sh', '-c', 'readlink /proc/self/fd/0; cat'], {
+        stdio: { stdin: 'pipe', stdout: collect, stderr: collect },
+      }),
+    )
     h.stdin!.end('typed\n')
     await h.done
     expect(h.collected.stdout!.readFrom(0).text).toMatch(/^pipe:\[\d+\]\ntyped\n$/)
   })
 
   it('ignores EPIPE when the child does not read a large stdin', async () => {
-    const r = await run(['/bin/true'], { stdio: { stdin: { data: 'x'.repeat(4 << 20) }, stdout: collect, stderr: collect } })
+    const r = await run(['/bin/true'], {
+      stdio: { stdin: { data: 'x'.repeat(4 << 20) }, stdout: collect, stderr: collect },
+    })
     expect(r.exitCode).toBe(0)
   })
 })
@@ -138,7 +157,10 @@ describe('collection and spill', () => {
     expect(statSync(out.spillPath!).mode & 0o777).toBe(0o600)
     const expected = spawnSync('seq', ['1', '20000']).stdout
     expect(await sha256(out.spillPath!)).toBe(createHash('sha256').update(expected).digest('hex'))
-    expect(r.handle.collected.stderr!.readFrom(0)).toMatchObject({ lossy: false, text: spawnSync('seq', ['1', '10']).stdout.toString() })
+    expect(r.handle.collected.stderr!.readFrom(0)).toMatchObject({
+      lossy: false,
+      text: spawnSync('seq', ['1', '10']).stdout.toString(),
+    })
   })
 
   it('independent readers at different offsets do not consume each other', async () => {
@@ -162,7 +184,9 @@ describe('collection and spill', () => {
     const rss0 = process.memoryUsage().rss
     let peak = rss0
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50)
-    const r = await run(['seq', '1', count], { stdio: { stdin: 'ignore', stdout: { maxBytes: 65536, spill: { maxBytes: 1 << 30 } }, stderr: collect } })
+    const r = await run(['seq', '1', count], {
+      stdio: { stdin: 'ignore', stdout: { maxBytes: 65536, spill: { maxBytes: 1 << 30 } }, stderr: collect },
+    })
     clearInterval(sampler)
     const out = r.handle.collected.stdout!.readFrom(0)
     expect(r.exitCode).toBe(0)
@@ -182,7 +206,7 @@ describe('termination of trees', () => {
   it('abort sends SIGTERM to the group: grandchildren die too', async () => {
     const ac = new AbortController()
     const h = runtime.spawn(spec(['sh', '-c', 'sleep 100 & sleep 100 & echo $!; wait'], { signal: ac.signal }))
-    await eventually(() => (h.collected.stdout!.readFrom(0).text.length > 0))
+    await eventually(() => h.collected.stdout!.readFrom(0).text.length > 0)
     const grandchild = pidsIn(h.collected.stdout!.readFrom(0).text)[0]!
     ac.abort()
     expect(await h.done).toMatchObject({ signal: 'SIGTERM' })
@@ -206,7 +230,12 @@ describe('termination of trees', () => {
   })
 
   it('kills a TERM-trapping descendant left behind after the leader exits', async () => {
-    const h = runtime.spawn(spec(['bash', '-c', "(trap '' TERM; exec sleep 100) & echo $!"], { graceMs: 200, stdio: { stdin: 'ignore', stdout: { maxBytes: 1000 }, stderr: 'inherit' } }))
+    const h = runtime.spawn(
+      spec(['bash', '-c', "(trap '' TERM; exec sleep 100) & echo $!"], {
+        graceMs: 200,
+        stdio: { stdin: 'ignore', stdout: { maxBytes: 1000 }, stderr: 'inherit' },
+      }),
+    )
     const outcome = await h.done
     expect(outcome.exitCode).toBe(0)
     const leftover = pidsIn(h.collected.stdout!.readFrom(0).text)[0]!
@@ -241,7 +270,10 @@ describe('termination of trees', () => {
 describe('supervise: descendants that leave the group', () => {
   it('kills a setsid grandchild and a double-forked daemon on terminate', async () => {
     const h = runtime.spawn(
-      spec(['bash', '-c', 'setsid sleep 100 & echo $!; (setsid bash -c "sleep 200 & echo \\$!" &) ; sleep 100'], { supervise: true, graceMs: 500 }),
+      spec(['bash', '-c', 'setsid sleep 100 & echo $!; (setsid bash -c "sleep 200 & echo \\$!" &) ; sleep 100'], {
+        supervise: true,
+        graceMs: 500,
+      }),
     )
     await eventually(() => pidsIn(h.collected.stdout!.readFrom(0).text).length >= 2)
     const pids = pidsIn(h.collected.stdout!.readFrom(0).text)
@@ -253,7 +285,12 @@ describe('supervise: descendants that leave the group', () => {
   })
 
   it('reports the command exit (not the tree end) and waits for the tree separately', async () => {
-    const h = runtime.spawn(spec(['bash', '-c', 'setsid sleep 1 & exit 4'], { supervise: true, stdio: { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit' } }))
+    const h = runtime.spawn(
+      spec(['bash', '-c', 'setsid sleep 1 & exit 4'], {
+        supervise: true,
+        stdio: { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit' },
+      }),
+    )
     const t0 = Date.now()
     expect(await h.done).toEqual({ exitCode: 4, signal: null })
     expect(Date.now() - t0).toBeLessThan(900)
@@ -262,7 +299,9 @@ describe('supervise: descendants that leave the group', () => {
   })
 
   it('a missing program under supervise rejects with exec/ENOENT', async () => {
-    const error = await runtime.spawn(spec(['no-such-cordon-program'], { supervise: true })).done.catch((e: unknown) => e)
+    const error = await runtime
+      .spawn(spec(['no-such-cordon-program'], { supervise: true }))
+      .done.catch((e: unknown) => e)
     expect(error).toMatchObject({ name: 'SpawnError', stage: 'exec', code: 'ENOENT' })
   })
 })
@@ -276,7 +315,9 @@ describe('host lifetime', () => {
     ${body}`
 
   function host(body: string) {
-    return nodeSpawn(process.execPath, ['--input-type=module', '-e', harness(body)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    return nodeSpawn(process.execPath, ['--input-type=module', '-e', harness(body)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
   }
 
   async function firstLine(child: ReturnType<typeof host>): Promise<string> {
@@ -327,7 +368,11 @@ describe('disposal', () => {
   it('removes spill files unless keepSpills', async () => {
     const parent = scratchDir('cordon-spills')
     const rt = new LocalSubprocessRuntime({ spillDir: parent })
-    const h = rt.spawn(spec(['seq', '1', '1000'], { stdio: { stdin: 'ignore', stdout: { maxBytes: 10, spill: { maxBytes: 1 << 20 } }, stderr: 'inherit' } }))
+    const h = rt.spawn(
+      spec(['seq', '1', '1000'], {
+        stdio: { stdin: 'ignore', stdout: { maxBytes: 10, spill: { maxBytes: 1 << 20 } }, stderr: 'inherit' },
+      }),
+    )
     await h.done
     expect(h.collected.stdout!.readFrom(0).spillPath).toBeDefined()
     await rt.dispose()

@@ -41,11 +41,28 @@ export const ATTACKS: readonly Attack[] = [
   { name: 'absolute path write outside', modes: BOTH, script: 'echo pwned > "$OUT/new" && echo BREACH' },
   { name: 'overwrite an outside file', modes: BOTH, script: 'echo pwned > "$OUT/victim" && echo BREACH' },
   { name: 'append to an outside file', modes: BOTH, script: 'echo pwned >> "$OUT/victim" && echo BREACH' },
-  { name: '.. from the root', modes: BOTH, script: 'cd "$ROOT" && echo pwned > ../outside/dotdot && echo BREACH; echo x > "$ROOT/../outside/dotdot2" && echo BREACH' },
+  {
+    name: '.. from the root',
+    modes: BOTH,
+    script:
+      'cd "$ROOT" && echo pwned > ../outside/dotdot && echo BREACH; echo x > "$ROOT/../outside/dotdot2" && echo BREACH',
+  },
   { name: 'prefix sibling of the root (root2)', modes: BOTH, script: 'echo pwned > "${ROOT}2/new" && echo BREACH' },
-  { name: 'planted symlink in the root pointing out', modes: BOTH, script: 'echo pwned > "$ROOT/link/viasym" && echo BREACH; echo pwned > "$ROOT/link/victim" && echo BREACH' },
-  { name: 'symlink made by the command pointing out', modes: BOTH, script: 'ln -s "$OUT" "$ROOT/l2"; echo pwned > "$ROOT/l2/viasym2" && echo BREACH' },
-  { name: 'hardlink of an outside file into the root', modes: BOTH, script: 'ln "$OUT/victim" "$ROOT/hl" && echo BREACH; echo pwned >> "$ROOT/hl" 2>/dev/null; true' },
+  {
+    name: 'planted symlink in the root pointing out',
+    modes: BOTH,
+    script: 'echo pwned > "$ROOT/link/viasym" && echo BREACH; echo pwned > "$ROOT/link/victim" && echo BREACH',
+  },
+  {
+    name: 'symlink made by the command pointing out',
+    modes: BOTH,
+    script: 'ln -s "$OUT" "$ROOT/l2"; echo pwned > "$ROOT/l2/viasym2" && echo BREACH',
+  },
+  {
+    name: 'hardlink of an outside file into the root',
+    modes: BOTH,
+    script: 'ln "$OUT/victim" "$ROOT/hl" && echo BREACH; echo pwned >> "$ROOT/hl" 2>/dev/null; true',
+  },
   { name: 'hardlink from the root to outside', modes: BOTH, script: 'ln "$ROOT/file" "$OUT/hl" && echo BREACH' },
   {
     name: 'rename out of the root',
@@ -54,7 +71,11 @@ export const ATTACKS: readonly Attack[] = [
   },
   { name: 'rename into the root', modes: BOTH, script: 'mv "$OUT/victim" "$ROOT/stolen" && echo BREACH' },
   { name: 'rename within outside', modes: BOTH, script: 'mv "$OUT/victim" "$OUT/renamed" && echo BREACH' },
-  { name: 'rename the root itself (ancestor rename)', modes: BOTH, script: 'mv "$ROOT" "$BASE/root-moved" && echo BREACH' },
+  {
+    name: 'rename the root itself (ancestor rename)',
+    modes: BOTH,
+    script: 'mv "$ROOT" "$BASE/root-moved" && echo BREACH',
+  },
   { name: 'remove an outside file', modes: BOTH, script: 'rm -f "$OUT/victim"; [ -e "$OUT/victim" ] || echo BREACH' },
   { name: 'remove an outside directory', modes: BOTH, script: 'rm -rf "$OUT/dir"; [ -d "$OUT/dir" ] || echo BREACH' },
   { name: 'mkdir outside', modes: BOTH, script: 'mkdir "$OUT/newdir" && echo BREACH' },
@@ -64,25 +85,60 @@ export const ATTACKS: readonly Attack[] = [
   {
     name: '/proc/<host pid>/cwd/...',
     modes: BOTH,
-    script: 'echo pwned > "/proc/$HOSTPID/cwd/.cordon-escape-$TAG" && echo BREACH; echo pwned > "/proc/$HELPER/cwd/viahelper" && echo BREACH',
+    script:
+      'echo pwned > "/proc/$HOSTPID/cwd/.cordon-escape-$TAG" && echo BREACH; echo pwned > "/proc/$HELPER/cwd/viahelper" && echo BREACH',
   },
-  { name: '/proc/<host pid>/root/...', modes: BOTH, script: 'echo pwned > "/proc/$HELPER/root$OUT/viahelperroot" && echo BREACH' },
-  { name: 'write via /proc/self/fd of a read-only fd', modes: BOTH, script: 'exec 3< "$OUT/victim"; echo pwned > /proc/self/fd/3 && echo BREACH' },
+  {
+    name: '/proc/<host pid>/root/...',
+    modes: BOTH,
+    script: 'echo pwned > "/proc/$HELPER/root$OUT/viahelperroot" && echo BREACH',
+  },
+  {
+    name: 'write via /proc/self/fd of a read-only fd',
+    modes: BOTH,
+    script: 'exec 3< "$OUT/victim"; echo pwned > /proc/self/fd/3 && echo BREACH',
+  },
   { name: '/dev/shm', modes: BOTH, script: 'echo pwned > "/dev/shm/cordon-escape-$TAG" && echo BREACH' },
-  { name: 'the host /tmp', modes: BOTH, script: 'echo pwned > "/tmp/cordon-escape-$TAG" && echo BREACH; mkdir "/tmp/cordon-escape-$TAG.d" && echo BREACH' },
+  {
+    name: 'the host /tmp',
+    modes: BOTH,
+    script: 'echo pwned > "/tmp/cordon-escape-$TAG" && echo BREACH; mkdir "/tmp/cordon-escape-$TAG.d" && echo BREACH',
+  },
   { name: 'the host /var/tmp', modes: BOTH, script: 'echo pwned > "/var/tmp/cordon-escape-$TAG" && echo BREACH' },
   { name: 'a new file in /dev', modes: BOTH, script: 'echo pwned > "/dev/cordon-escape-$TAG" && echo BREACH' },
-  { name: 'truncate an outside file', modes: BOTH, script: 'truncate -s 0 "$OUT/victim" && echo BREACH; : > "$OUT/victim" && echo BREACH' },
+  {
+    name: 'truncate an outside file',
+    modes: BOTH,
+    script: 'truncate -s 0 "$OUT/victim" && echo BREACH; : > "$OUT/victim" && echo BREACH',
+  },
   { name: 'truncate a root file in read-only', modes: RO, script: 'truncate -s 1 "$ROOT/file" && echo BREACH' },
-  { name: 'write into the root in read-only', modes: RO, script: 'echo pwned > "$ROOT/new" && echo BREACH; echo pwned >> "$ROOT/file" && echo BREACH' },
-  { name: 'remove and mkdir in the root in read-only', modes: RO, script: 'rm -f "$ROOT/file"; [ -e "$ROOT/file" ] || echo BREACH; mkdir "$ROOT/d" && echo BREACH' },
-  { name: 'chmod in read-only', modes: RO, script: 'chmod 777 "$ROOT/file" && echo BREACH; chmod 700 "$OUT/victim" && echo BREACH; chmod 700 "$ROOT" && echo BREACH' },
+  {
+    name: 'write into the root in read-only',
+    modes: RO,
+    script: 'echo pwned > "$ROOT/new" && echo BREACH; echo pwned >> "$ROOT/file" && echo BREACH',
+  },
+  {
+    name: 'remove and mkdir in the root in read-only',
+    modes: RO,
+    script: 'rm -f "$ROOT/file"; [ -e "$ROOT/file" ] || echo BREACH; mkdir "$ROOT/d" && echo BREACH',
+  },
+  {
+    name: 'chmod in read-only',
+    modes: RO,
+    script:
+      'chmod 777 "$ROOT/file" && echo BREACH; chmod 700 "$OUT/victim" && echo BREACH; chmod 700 "$ROOT" && echo BREACH',
+  },
   {
     name: 'chown in read-only',
     modes: RO,
-    script: 'chown "$(id -u):$(id -g)" "$ROOT/file" && echo BREACH; if [ "$(id -u)" = 0 ]; then chown 1:1 "$OUT/victim" && echo BREACH; fi; chown -h "$(id -u)" "$ROOT/link" && echo BREACH',
+    script:
+      'chown "$(id -u):$(id -g)" "$ROOT/file" && echo BREACH; if [ "$(id -u)" = 0 ]; then chown 1:1 "$OUT/victim" && echo BREACH; fi; chown -h "$(id -u)" "$ROOT/link" && echo BREACH',
   },
-  { name: 'utime in read-only', modes: RO, script: 'touch -d 2001-01-01 "$ROOT/file" && echo BREACH; touch -m "$OUT/victim" && echo BREACH' },
+  {
+    name: 'utime in read-only',
+    modes: RO,
+    script: 'touch -d 2001-01-01 "$ROOT/file" && echo BREACH; touch -m "$OUT/victim" && echo BREACH',
+  },
   {
     name: 'xattr in read-only',
     modes: RO,
@@ -100,7 +156,11 @@ export const ATTACKS: readonly Attack[] = [
   { name: 'mkfifo in the root in read-only', modes: RO, script: 'mkfifo "$ROOT/fifo" && echo BREACH' },
   { name: 'mknod of a block device in the root', modes: BOTH, script: 'mknod "$ROOT/blk" b 7 0 && echo BREACH' },
   { name: 'mknod of a character device in the root', modes: BOTH, script: 'mknod "$ROOT/null2" c 1 3 && echo BREACH' },
-  { name: 'remount of /', modes: BOTH, script: 'mount -o remount,rw / && echo BREACH; mount -t tmpfs "cordon-$TAG" "$ROOT" && echo BREACH' },
+  {
+    name: 'remount of /',
+    modes: BOTH,
+    script: 'mount -o remount,rw / && echo BREACH; mount -t tmpfs "cordon-$TAG" "$ROOT" && echo BREACH',
+  },
   {
     name: 'a module load',
     modes: BOTH,
@@ -118,7 +178,12 @@ export const ATTACKS: readonly Attack[] = [
     modes: RO,
     script: `${py('import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); print("BREACH")', '"$ROOT/sock"')}`,
   },
-  { name: 'signals to the host', modes: BOTH, script: 'kill -0 "$HOSTPID" && echo BREACH; kill -CONT "$HELPER" && echo BREACH; kill -KILL "$HELPER" && echo BREACH' },
+  {
+    name: 'signals to the host',
+    modes: BOTH,
+    script:
+      'kill -0 "$HOSTPID" && echo BREACH; kill -CONT "$HELPER" && echo BREACH; kill -KILL "$HELPER" && echo BREACH',
+  },
   {
     name: 'ptrace of the host',
     modes: BOTH,
@@ -126,18 +191,25 @@ export const ATTACKS: readonly Attack[] = [
       py(
         'import ctypes,sys\nlibc=ctypes.CDLL(None, use_errno=True)\npid=int(sys.argv[1])\nif libc.ptrace(16, pid, 0, 0) == 0:\n  print("BREACH"); libc.ptrace(17, pid, 0, 0)',
         '"$HELPER"',
-      ) + '; cat "/proc/$HELPER/environ" >/dev/null && echo BREACH; head -c1 "/proc/$HELPER/mem" >/dev/null 2>&1 && echo BREACH; true',
+      ) +
+      '; cat "/proc/$HELPER/environ" >/dev/null && echo BREACH; head -c1 "/proc/$HELPER/mem" >/dev/null 2>&1 && echo BREACH; true',
   },
   {
     name: 'a host abstract unix socket',
     modes: BOTH,
-    script: py('import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\\0" + sys.argv[1]); print("BREACH")', '"$ABSTRACT"'),
+    script: py(
+      'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect("\\0" + sys.argv[1]); print("BREACH")',
+      '"$ABSTRACT"',
+    ),
   },
   {
     name: 'TCP connect with network deny',
     modes: BOTH,
     network: 'deny',
-    script: py('import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); print("BREACH")', '"$TCPPORT"'),
+    script: py(
+      'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2); print("BREACH")',
+      '"$TCPPORT"',
+    ),
   },
   {
     name: 'TCP bind with network deny',
@@ -151,7 +223,10 @@ export const ATTACKS: readonly Attack[] = [
     modes: BOTH,
     network: 'deny',
     privateNamespace: BWRAP_PRIVATE_NET,
-    script: py('import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("127.0.0.1", int(sys.argv[1]))); print("BREACH")', '"$UDPPORT"'),
+    script: py(
+      'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("127.0.0.1", int(sys.argv[1]))); print("BREACH")',
+      '"$UDPPORT"',
+    ),
   },
   {
     name: 'IPv6, netlink and packet sockets with network deny',
@@ -190,5 +265,9 @@ export const ATTACKS: readonly Attack[] = [
   },
   { name: 'chroot', modes: BOTH, script: 'chroot / /bin/true && echo BREACH' },
   { name: 'sethostname (same name)', modes: BOTH, script: 'hostname "$(hostname)" && echo BREACH' },
-  { name: 'sysctl write (same value)', modes: BOTH, script: 'd=$(cat /proc/sys/kernel/domainname); echo "$d" > /proc/sys/kernel/domainname && echo BREACH' },
+  {
+    name: 'sysctl write (same value)',
+    modes: BOTH,
+    script: 'd=$(cat /proc/sys/kernel/domainname); echo "$d" > /proc/sys/kernel/domainname && echo BREACH',
+  },
 ]

@@ -16,7 +16,11 @@ it('control: the host abstract socket attack connects when run unconfined', asyn
       if (out.includes('ready')) resolve()
     })
   })
-  const r = spawnSync('bash', ['-c', attack.script], { env: { ...process.env, ABSTRACT: name, PY: '/usr/bin/python3' }, encoding: 'utf8', timeout: 20_000 })
+  const r = spawnSync('bash', ['-c', attack.script], {
+    env: { ...process.env, ABSTRACT: name, PY: '/usr/bin/python3' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
   listener.stdin!.end()
   await new Promise((resolve) => listener.on('exit', resolve))
   expect(r.stdout).toContain('BREACH')

@@ -15,18 +15,31 @@ import { runAttacks, type AttackOutcome } from './harness.js'
 const NOBODY = 65534
 const repo = path.resolve(import.meta.dirname, '..', '..')
 
-function expectContained(outcome: AttackOutcome | undefined, privateNamespace: string | undefined, limitations: () => readonly string[]): void {
+function expectContained(
+  outcome: AttackOutcome | undefined,
+  privateNamespace: string | undefined,
+  limitations: () => readonly string[],
+): void {
   expect(outcome, 'attack did not run').toBeDefined()
   if (!outcome) return
   const context = `${outcome.name} [${outcome.mode}] uid ${outcome.uid}\nstdout: ${outcome.stdout}\nstderr: ${outcome.stderr}`
   if (privateNamespace === undefined) expect(outcome.stdout, context).not.toContain('BREACH')
-  else expect(limitations().some((l) => l.includes(privateNamespace)), `limitation "${privateNamespace}" is listed`).toBe(true)
+  else
+    expect(
+      limitations().some((l) => l.includes(privateNamespace)),
+      `limitation "${privateNamespace}" is listed`,
+    ).toBe(true)
   expect(outcome.changed, context).toEqual([])
   expect(outcome.received, context).toBe(0)
   expect(outcome.helperAlive, context).toBe(true)
 }
 
-function registerAttackTests(get: () => AttackOutcome[], who: string, backend: SandboxBackendName, limitations: () => readonly string[]): void {
+function registerAttackTests(
+  get: () => AttackOutcome[],
+  who: string,
+  backend: SandboxBackendName,
+  limitations: () => readonly string[],
+): void {
   it(`runs at least 40 attacks as ${who}`, () => {
     expect(new Set(ATTACKS.map((a) => a.name)).size).toBeGreaterThanOrEqual(40)
     expect(get().length).toBe(ATTACKS.reduce((n, a) => n + a.modes.length, 0))
@@ -35,7 +48,11 @@ function registerAttackTests(get: () => AttackOutcome[], who: string, backend: S
     for (const mode of attack.modes) {
       const exempt = attack.privateNamespace?.[backend] === undefined ? '' : ' (private namespace: host effects only)'
       it(`${attack.name} [${mode}${attack.network ? ', network deny' : ''}]${exempt} as ${who}`, () => {
-        expectContained(get().find((o) => o.name === attack.name && o.mode === mode), attack.privateNamespace?.[backend], limitations)
+        expectContained(
+          get().find((o) => o.name === attack.name && o.mode === mode),
+          attack.privateNamespace?.[backend],
+          limitations,
+        )
       })
     }
   }
@@ -50,7 +67,12 @@ for (const backend of TEST_BACKENDS) {
       outcomes = await runAttacks(sandbox(), ATTACKS, base)
     }, 300_000)
     afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
-    registerAttackTests(() => outcomes, 'root', backend, () => sandbox().capabilities.backends[backend]?.limitations ?? [])
+    registerAttackTests(
+      () => outcomes,
+      'root',
+      backend,
+      () => sandbox().capabilities.backends[backend]?.limitations ?? [],
+    )
   })
 
   await describeWithBackend(backend, 'escape attacks as an unprivileged user', () => {
@@ -74,7 +96,12 @@ for (const backend of TEST_BACKENDS) {
           backend,
           base,
         ],
-        { cwd: '/', encoding: 'utf8', maxBuffer: 64 << 20, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/' } },
+        {
+          cwd: '/',
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/' },
+        },
       )
       const parsed = JSON.parse(stdout) as { uid: number; capability?: BackendCapability; outcomes: AttackOutcome[] }
       expect(parsed.uid).toBe(NOBODY)
@@ -85,6 +112,11 @@ for (const backend of TEST_BACKENDS) {
     it('the backend is usable for an unprivileged host', () => {
       expect(capability?.usable, capability?.reason).toBe(true)
     })
-    registerAttackTests(() => outcomes, 'nobody', backend, () => capability?.limitations ?? [])
+    registerAttackTests(
+      () => outcomes,
+      'nobody',
+      backend,
+      () => capability?.limitations ?? [],
+    )
   })
 }

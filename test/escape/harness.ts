@@ -66,7 +66,17 @@ function snapshotTree(root: string, skip: readonly string[], out: Map<string, En
     return
   }
   if (skip.includes(root)) return
-  const type = st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'link' : st.isFile() ? 'file' : st.isFIFO() ? 'fifo' : st.isSocket() ? 'sock' : 'other'
+  const type = st.isDirectory()
+    ? 'dir'
+    : st.isSymbolicLink()
+      ? 'link'
+      : st.isFile()
+        ? 'file'
+        : st.isFIFO()
+          ? 'fifo'
+          : st.isSocket()
+            ? 'sock'
+            : 'other'
   let digest = ''
   if (type === 'file') digest = crypto.createHash('sha1').update(fs.readFileSync(root)).digest('hex')
   if (type === 'link') digest = fs.readlinkSync(root)
@@ -77,7 +87,10 @@ function snapshotTree(root: string, skip: readonly string[], out: Map<string, En
 function tagged(dirs: readonly string[], tag: string): string[] {
   return dirs.flatMap((d) => {
     try {
-      return fs.readdirSync(d).filter((n) => n.includes(tag)).map((n) => path.join(d, n))
+      return fs
+        .readdirSync(d)
+        .filter((n) => n.includes(tag))
+        .map((n) => path.join(d, n))
     } catch {
       return []
     }
@@ -89,7 +102,8 @@ function diff(before: Map<string, Entry>, after: Map<string, Entry>): string[] {
   for (const [p, e] of before) {
     const a = after.get(p)
     if (!a) changed.push(`removed ${p}`)
-    else if (JSON.stringify(a) !== JSON.stringify(e)) changed.push(`changed ${p}: ${JSON.stringify(e)} -> ${JSON.stringify(a)}`)
+    else if (JSON.stringify(a) !== JSON.stringify(e))
+      changed.push(`changed ${p}: ${JSON.stringify(e)} -> ${JSON.stringify(a)}`)
   }
   for (const p of after.keys()) if (!before.has(p)) changed.push(`created ${p}`)
   return changed
@@ -99,7 +113,8 @@ function diff(before: Map<string, Entry>, after: Map<string, Entry>): string[] {
 function resetFixture(base: string): { root: string; out: string } {
   const root = path.join(base, 'root')
   const out = path.join(base, 'outside')
-  for (const name of fs.readdirSync(base)) if (name !== 'root') fs.rmSync(path.join(base, name), { recursive: true, force: true })
+  for (const name of fs.readdirSync(base))
+    if (name !== 'root') fs.rmSync(path.join(base, name), { recursive: true, force: true })
   fs.mkdirSync(root, { recursive: true, mode: 0o777 })
   for (const name of fs.readdirSync(root)) fs.rmSync(path.join(root, name), { recursive: true, force: true })
   fs.chmodSync(root, 0o777)
@@ -123,7 +138,9 @@ function resetFixture(base: string): { root: string; out: string } {
 
 function execXattr(file: string): void {
   // Node has no xattr API; python sets the one xattr the removexattr attack targets.
-  const r = spawnSync('/usr/bin/python3', ['-c', 'import os,sys; os.setxattr(sys.argv[1], "user.keep", b"1")', file], { stdio: 'ignore' })
+  const r = spawnSync('/usr/bin/python3', ['-c', 'import os,sys; os.setxattr(sys.argv[1], "user.keep", b"1")', file], {
+    stdio: 'ignore',
+  })
   if (r.status !== 0) throw new Error('no xattrs')
 }
 
@@ -144,7 +161,11 @@ function isAlive(child: ChildProcess): boolean {
 }
 
 /** Runs every attack under each of its modes through `sandbox`, in `base` (an empty dir this uid owns). */
-export async function runAttacks(sandbox: LocalSandbox, attacks: readonly Attack[], base: string): Promise<AttackOutcome[]> {
+export async function runAttacks(
+  sandbox: LocalSandbox,
+  attacks: readonly Attack[],
+  base: string,
+): Promise<AttackOutcome[]> {
   const tag = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`
   let received = 0
   const tcp = net.createServer((s) => {
@@ -154,7 +175,9 @@ export async function runAttacks(sandbox: LocalSandbox, attacks: readonly Attack
   const abstractName = `cordon-escape-${tag}`
   // Node's listen('\0name') does not bind that abstract name on this libuv, so a python3
   // listener owns it: one line per accepted connection (counted as received).
-  const abstract = spawn('python3', ['-u', '-c', ABSTRACT_LISTENER, abstractName], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const abstract = spawn('python3', ['-u', '-c', ABSTRACT_LISTENER, abstractName], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   const abstractReady = new Promise<void>((resolve) => {
     abstract.stdout!.setEncoding('utf8').on('data', (text: string) => {
       for (const line of text.split('\n')) {
@@ -205,7 +228,8 @@ export async function runAttacks(sandbox: LocalSandbox, attacks: readonly Attack
         const after = new Map<string, Entry>()
         snapshotTree(base, skip, after)
         const changed = diff(before, after)
-        if (mode === 'read-only' && xattrs(path.join(root, 'file')) !== xattrBefore) changed.push(`xattrs changed on ${root}/file`)
+        if (mode === 'read-only' && xattrs(path.join(root, 'file')) !== xattrBefore)
+          changed.push(`xattrs changed on ${root}/file`)
         changed.push(...tagged(watched, tag).map((p) => `created ${p}`))
         if (mountinfoHas(`cordon-${tag}`)) changed.push('a mount appeared')
         const helperAlive = isAlive(helper)

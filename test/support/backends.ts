@@ -12,7 +12,9 @@ import { isBackendRequired } from '../../src/sandbox/require-backends.js'
 export const TEST_BACKENDS: readonly SandboxBackendName[] = ['landlock', 'bubblewrap']
 
 /** Whether `name` is usable here, why not, and whether CI requires it. */
-export async function backendStatus(name: SandboxBackendName): Promise<{ usable: boolean; reason: string; required: boolean }> {
+export async function backendStatus(
+  name: SandboxBackendName,
+): Promise<{ usable: boolean; reason: string; required: boolean }> {
   const sandbox = await LocalSandbox.create({ backends: [name] })
   const cap = sandbox.capabilities.backends[name]
   await sandbox.dispose()
@@ -30,7 +32,8 @@ export async function requireBackend(name: SandboxBackendName): Promise<boolean>
   const status = await backendStatus(name)
   const gate = gateFor(status)
   if (gate === 'run') return true
-  if (gate === 'fail') throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
+  if (gate === 'fail')
+    throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
   return false
 }
 
@@ -51,9 +54,11 @@ export async function describeWithBackend(
     return
   }
   if (gate === 'skip') {
-    describe.skipIf(gate === 'skip')(`${title} [${name}] (skipped: ${status.reason})`, () => body(() => {
-      throw new Error('unreachable: a skipped suite never asks for its sandbox')
-    }))
+    describe.skipIf(gate === 'skip')(`${title} [${name}] (skipped: ${status.reason})`, () =>
+      body(() => {
+        throw new Error('unreachable: a skipped suite never asks for its sandbox')
+      }),
+    )
     return
   }
   const sandbox = await LocalSandbox.create({ backends: [name] })

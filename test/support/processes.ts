@@ -25,5 +25,8 @@ export async function eventually(predicate: () => boolean, timeoutMs = 5000): Pr
 
 /** Pids printed one per line (or space-separated) by a command. */
 export function pidsIn(text: string): number[] {
-  return text.split(/\s+/).filter((t) => /^\d+$/.test(t)).map(Number)
+  return text
+    .split(/\s+/)
+    .filter((t) => /^\d+$/.test(t))
+    .map(Number)
 }

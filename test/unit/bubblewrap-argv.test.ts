@@ -23,24 +23,79 @@ const SEAL = ['--remount-ro', '/dev', '--remount-ro', '/proc']
 describe('bubblewrapArgv', () => {
   it('read-only: the whole host read-only, no writable bind, command after --', () => {
     const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
-    expect(bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', cwd: root, command: ['bash', '-c', 'echo hi'] })).toEqual([
-      BWRAP, ...PROCESS, '--cap-drop', 'ALL', ...MOUNTS, ...SEAL, '--chdir', root, '--', 'bash', '-c', 'echo hi',
+    expect(
+      bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', cwd: root, command: ['bash', '-c', 'echo hi'] }),
+    ).toEqual([
+      BWRAP,
+      ...PROCESS,
+      '--cap-drop',
+      'ALL',
+      ...MOUNTS,
+      ...SEAL,
+      '--chdir',
+      root,
+      '--',
+      'bash',
+      '-c',
+      'echo hi',
     ])
   })
 
   it('workspace-write with extra roots: binds root, extra roots, then the temp dir, before sealing /dev and /proc', () => {
-    const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: root, writableRoots: [extra] }, { tempDir: temp })
-    expect(bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', tempDir: temp, cwd: root, command: ['make', 'test'] })).toEqual([
-      BWRAP, ...PROCESS, '--cap-drop', 'ALL', ...MOUNTS,
-      '--bind', root, root, '--bind', extra, extra, '--bind', temp, temp,
-      ...SEAL, '--setenv', 'TMPDIR', temp, '--chdir', root, '--', 'make', 'test',
+    const grants = grantsFor(
+      { mode: 'workspace-write', workspaceRoot: root, writableRoots: [extra] },
+      { tempDir: temp },
+    )
+    expect(
+      bubblewrapArgv(grants, {
+        bwrapPath: BWRAP,
+        network: 'inherit',
+        tempDir: temp,
+        cwd: root,
+        command: ['make', 'test'],
+      }),
+    ).toEqual([
+      BWRAP,
+      ...PROCESS,
+      '--cap-drop',
+      'ALL',
+      ...MOUNTS,
+      '--bind',
+      root,
+      root,
+      '--bind',
+      extra,
+      extra,
+      '--bind',
+      temp,
+      temp,
+      ...SEAL,
+      '--setenv',
+      'TMPDIR',
+      temp,
+      '--chdir',
+      root,
+      '--',
+      'make',
+      'test',
     ])
   })
 
   it('network deny adds --unshare-net with the other namespaces, before any mount', () => {
     const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: root, network: 'deny' })
     expect(bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'deny', command: ['true'] })).toEqual([
-      BWRAP, ...PROCESS, '--unshare-net', '--cap-drop', 'ALL', ...MOUNTS, '--bind', root, root, ...SEAL, '--', 'true',
+      BWRAP,
+      ...PROCESS,
+      '--unshare-net',
+      '--cap-drop',
+      'ALL',
+      ...MOUNTS,
+      '--bind',
+      root,
+      root,
+      ...SEAL,
+      '--',
+      'true',
     ])
   })
 
@@ -48,7 +103,14 @@ describe('bubblewrapArgv', () => {
     const protectedDir = path.join(root, '.git')
     const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: [protectedDir] })
     const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command: ['true'] })
-    expect(argv.slice(argv.indexOf('--bind'), argv.indexOf('--remount-ro'))).toEqual(['--bind', root, root, '--ro-bind-try', protectedDir, protectedDir])
+    expect(argv.slice(argv.indexOf('--bind'), argv.indexOf('--remount-ro'))).toEqual([
+      '--bind',
+      root,
+      root,
+      '--ro-bind-try',
+      protectedDir,
+      protectedDir,
+    ])
   })
 
   it('a command argument that looks like a bwrap option stays after --', () => {
@@ -60,21 +122,28 @@ describe('bubblewrapArgv', () => {
 
   it('refuses a temp dir that is not granted, an empty command and danger-full-access', () => {
     const ro = grantsFor({ mode: 'read-only', workspaceRoot: root })
-    expect(() => bubblewrapArgv(ro, { bwrapPath: BWRAP, network: 'inherit', tempDir: temp, command: ['true'] })).toThrow(/not a writable grant/)
+    expect(() =>
+      bubblewrapArgv(ro, { bwrapPath: BWRAP, network: 'inherit', tempDir: temp, command: ['true'] }),
+    ).toThrow(/not a writable grant/)
     expect(() => bubblewrapArgv(ro, { bwrapPath: BWRAP, network: 'inherit', command: [] })).toThrow(/empty command/)
     const full = grantsFor({ mode: 'danger-full-access', workspaceRoot: root })
-    expect(() => bubblewrapArgv(full, { bwrapPath: BWRAP, network: 'inherit', command: ['true'] })).toThrow(/never confined/)
+    expect(() => bubblewrapArgv(full, { bwrapPath: BWRAP, network: 'inherit', command: ['true'] })).toThrow(
+      /never confined/,
+    )
   })
 })
 
 describe('bwrapRunnerFailure', () => {
-  it('is bwrap\'s own first stderr line with exit 1', () => {
-    const line = 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.'
+  it("is bwrap's own first stderr line with exit 1", () => {
+    const line =
+      'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.'
     expect(bwrapRunnerFailure(1, `${line}\n`)).toBe(line)
-    expect(bwrapRunnerFailure(1, 'bwrap: setting up uid map: Permission denied')).toBe('bwrap: setting up uid map: Permission denied')
+    expect(bwrapRunnerFailure(1, 'bwrap: setting up uid map: Permission denied')).toBe(
+      'bwrap: setting up uid map: Permission denied',
+    )
   })
 
-  it('is not the command\'s own output, exit code, or a command bwrap could not find', () => {
+  it("is not the command's own output, exit code, or a command bwrap could not find", () => {
     expect(bwrapRunnerFailure(0, 'bwrap: Creating new namespace failed')).toBeUndefined()
     expect(bwrapRunnerFailure(2, 'bwrap: Creating new namespace failed')).toBeUndefined()
     expect(bwrapRunnerFailure(null, 'bwrap: Creating new namespace failed')).toBeUndefined()

@@ -226,7 +226,12 @@ describe('OutputCollector readers', () => {
     const gap = fs.readFileSync(r2.spillPath!).subarray(r1.nextOffset, 900)
     expect(gap.equals(stream.subarray(50, 900))).toBe(true)
     c.finish()
-    expect(c.readFrom(0)).toEqual({ text: stream.subarray(900).toString(), nextOffset: 1000, lossy: true, spillPath: r2.spillPath })
+    expect(c.readFrom(0)).toEqual({
+      text: stream.subarray(900).toString(),
+      nextOffset: 1000,
+      lossy: true,
+      spillPath: r2.spillPath,
+    })
   })
 })
 

@@ -5,7 +5,6 @@ import { DSH_KEY_PATTERN, RESERVED_DSH_KEYS, ShellEnvRegistry } from '../../src/
 import type { BashEnvContributor } from '../../src/shell/types.js'
 import { invalid } from '../support/invalid.js'
 
-
 const web: BashEnvContributor = {
   name: 'web-app',
   variables: [{ key: 'DSH_WEB_URL', description: 'URL of the running web app' }],
@@ -16,7 +15,11 @@ describe('ShellEnvRegistry built-ins', () => {
   it('collects DSH_HOME and DSH_SHELL=1, and DSH_SESSION_ID only with a session', () => {
     const registry = new ShellEnvRegistry({ dshHome: '/h/.dsh' })
     expect(registry.collect({})).toEqual({ DSH_HOME: '/h/.dsh', DSH_SHELL: '1' })
-    expect(registry.collect({ sessionId: 's-42' })).toEqual({ DSH_HOME: '/h/.dsh', DSH_SESSION_ID: 's-42', DSH_SHELL: '1' })
+    expect(registry.collect({ sessionId: 's-42' })).toEqual({
+      DSH_HOME: '/h/.dsh',
+      DSH_SESSION_ID: 's-42',
+      DSH_SHELL: '1',
+    })
   })
 
   it('DSH_HOME: config, else a non-blank $DSH_HOME, else ~/.dsh', () => {
@@ -31,7 +34,9 @@ describe('ShellEnvRegistry built-ins', () => {
     expect([...RESERVED_DSH_KEYS]).toEqual(['DSH_HOME', 'DSH_SESSION_ID', 'DSH_SHELL'])
     const registry = new ShellEnvRegistry({ dshHome: '/h' })
     for (const key of RESERVED_DSH_KEYS) {
-      const error = invalid(() => registry.register({ name: `steal-${key}`, variables: [{ key, description: 'd' }], resolve: () => ({}) }))
+      const error = invalid(() =>
+        registry.register({ name: `steal-${key}`, variables: [{ key, description: 'd' }], resolve: () => ({}) }),
+      )
       expect(error.issues).toEqual([`variables[0].key: ${key} is reserved for the registry`])
     }
   })
@@ -50,7 +55,14 @@ describe('ShellEnvRegistry contributors', () => {
       resolve: (execution) => ({ DSH_A_FIRST: execution.callId ?? 'none', DSH_Z_LAST: 'z' }),
     })
     const snapshot = registry.collect({ sessionId: 's', callId: 'c1' })
-    expect(Object.keys(snapshot)).toEqual(['DSH_A_FIRST', 'DSH_HOME', 'DSH_SESSION_ID', 'DSH_SHELL', 'DSH_WEB_URL', 'DSH_Z_LAST'])
+    expect(Object.keys(snapshot)).toEqual([
+      'DSH_A_FIRST',
+      'DSH_HOME',
+      'DSH_SESSION_ID',
+      'DSH_SHELL',
+      'DSH_WEB_URL',
+      'DSH_Z_LAST',
+    ])
     expect(snapshot['DSH_A_FIRST']).toBe('c1')
     expect(Object.isFrozen(snapshot)).toBe(true)
   })
@@ -109,8 +121,10 @@ describe('ShellEnvRegistry contributors', () => {
   })
 
   it('the key pattern is DSH_ then [A-Z][A-Z0-9_]*', () => {
-    for (const good of ['DSH_A', 'DSH_WEB_URL', 'DSH_X9_', 'DSH_SESSION_JSONL']) expect(DSH_KEY_PATTERN.test(good)).toBe(true)
-    for (const bad of ['DSH_', 'DSH__A', 'DSH_9', 'dsh_A', 'DSH_A-B', 'XDSH_A', 'DSH_A\n']) expect(DSH_KEY_PATTERN.test(bad)).toBe(false)
+    for (const good of ['DSH_A', 'DSH_WEB_URL', 'DSH_X9_', 'DSH_SESSION_JSONL'])
+      expect(DSH_KEY_PATTERN.test(good)).toBe(true)
+    for (const bad of ['DSH_', 'DSH__A', 'DSH_9', 'dsh_A', 'DSH_A-B', 'XDSH_A', 'DSH_A\n'])
+      expect(DSH_KEY_PATTERN.test(bad)).toBe(false)
   })
 
   it('refuses undeclared or non-string values, naming the contributor', () => {
@@ -144,7 +158,14 @@ describe('ShellEnvRegistry contributors', () => {
     const registry = new ShellEnvRegistry({ dshHome: '/h' })
     const resolve = vi.fn(() => ({}))
     registry.register({ name: 'b', variables: [{ key: 'DSH_B', description: 'bee' }], resolve })
-    registry.register({ name: 'a', variables: [{ key: 'DSH_C', description: 'sea' }, { key: 'DSH_A', description: 'ay' }], resolve })
+    registry.register({
+      name: 'a',
+      variables: [
+        { key: 'DSH_C', description: 'sea' },
+        { key: 'DSH_A', description: 'ay' },
+      ],
+      resolve,
+    })
     expect(registry.list()).toEqual([
       { key: 'DSH_A', description: 'ay', contributor: 'a' },
       { key: 'DSH_B', description: 'bee', contributor: 'b' },

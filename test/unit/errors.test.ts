@@ -39,13 +39,15 @@ describe('SandboxUnavailableError', () => {
   })
 
   it('a runner detail appears as "Runner failure: …"', () => {
-    const line = 'bwrap: Can\'t mount proc on /newroot/proc: Operation not permitted'
+    const line = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
     expect(new SandboxUnavailableError('read-only', line).message.endsWith(` Runner failure: ${line}`)).toBe(true)
     expect(new SandboxUnavailableError('read-only', { detail: line }).detail).toBe(line)
   })
 
   it('a structured detail is rendered as stage and errno name', () => {
-    const error = new SandboxUnavailableError('read-only', { detail: { stage: 'landlock', errno: os.constants.errno.EPERM } })
+    const error = new SandboxUnavailableError('read-only', {
+      detail: { stage: 'landlock', errno: os.constants.errno.EPERM },
+    })
     expect(error.message.endsWith(' Runner failure: landlock: EPERM')).toBe(true)
     expect(error.detail).toEqual({ stage: 'landlock', errno: os.constants.errno.EPERM })
   })
@@ -94,14 +96,16 @@ describe('SpawnError', () => {
   })
 
   it('the brand check works across realms', () => {
-    const foreign = vm.runInNewContext('Object.assign(new Error("x"), { name: "SpawnError", code: "EACCES", stage: "exec", errno: 13 })')
+    const foreign = vm.runInNewContext(
+      'Object.assign(new Error("x"), { name: "SpawnError", code: "EACCES", stage: "exec", errno: 13 })',
+    )
     expect(isSpawnError(foreign)).toBe(true)
     expect(isSpawnError(new SpawnError({ stage: 'dup2', errno: 9 }))).toBe(true)
     expect(isSpawnError(Object.assign(new Error('spawn bash ENOENT'), { code: 'ENOENT', errno: -2 }))).toBe(false)
     expect(isSpawnError(new SandboxUnavailableError('read-only'))).toBe(false)
   })
 
-  it('confinement stages are the runner\'s, chdir and exec are the command\'s', () => {
+  it("confinement stages are the runner's, chdir and exec are the command's", () => {
     expect([...CONFINEMENT_STAGES]).toEqual(['caps', 'no_new_privs', 'landlock', 'seccomp'])
     for (const s of CONFINEMENT_STAGES) expect(isConfinementStage(s)).toBe(true)
     for (const s of ['chdir', 'exec', 'dup2', 'fork']) expect(isConfinementStage(s)).toBe(false)
@@ -148,7 +152,9 @@ describe('InvalidRequestError', () => {
   })
 
   it('the brand check works across realms', () => {
-    const foreign = vm.runInNewContext('Object.assign(new Error("x"), { name: "InvalidRequestError", code: "INVALID_REQUEST", issues: [] })')
+    const foreign = vm.runInNewContext(
+      'Object.assign(new Error("x"), { name: "InvalidRequestError", code: "INVALID_REQUEST", issues: [] })',
+    )
     expect(isInvalidRequestError(foreign)).toBe(true)
     expect(isInvalidRequestError(new InvalidRequestError(['x: y']))).toBe(true)
     expect(isInvalidRequestError(new Error('x'))).toBe(false)

@@ -23,7 +23,11 @@ function result(overrides: Partial<ShellRunResult> = {}): ShellRunResult {
     ...overrides,
   }
 }
-const out = (text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput => ({ text, truncated: false, ...extra })
+const out = (text: string, extra: Partial<CollectedOutput> = {}): CollectedOutput => ({
+  text,
+  truncated: false,
+  ...extra,
+})
 
 describe('renderResult', () => {
   it('renders stdout as is on a clean exit', () => {
@@ -46,9 +50,11 @@ describe('renderResult', () => {
   })
 
   it('a timeout shows both markers, timeout first', () => {
-    expect(renderResult(result({ timedOut: true, timeoutMs: 500, exitCode: null, signal: 'SIGTERM', stdout: out('partial') }))).toBe(
-      'partial\n[timed out after 500ms]\n[killed by signal: SIGTERM]',
-    )
+    expect(
+      renderResult(
+        result({ timedOut: true, timeoutMs: 500, exitCode: null, signal: 'SIGTERM', stdout: out('partial') }),
+      ),
+    ).toBe('partial\n[timed out after 500ms]\n[killed by signal: SIGTERM]')
   })
 
   it('a trapped timeout that exits 0 still reports the timeout', () => {
@@ -71,7 +77,7 @@ describe('renderResult', () => {
       exitCode: 1,
       timedOut: true,
       timeoutMs: 10,
-      stderr: out('touch: cannot touch \'x\': Permission denied\n'),
+      stderr: out("touch: cannot touch 'x': Permission denied\n"),
       sandbox: { mode: 'read-only', denied: true, enforcement: 'full' },
     })
     expect(renderResult(denied, { escalationHint: true })).toBe(
@@ -88,7 +94,9 @@ describe('renderResult', () => {
   })
 
   it('no denial marker without a denial', () => {
-    expect(renderResult(result({ exitCode: 1, sandbox: { mode: 'workspace-write', denied: false } }))).toBe('(no output)\n[exit code: 1]')
+    expect(renderResult(result({ exitCode: 1, sandbox: { mode: 'workspace-write', denied: false } }))).toBe(
+      '(no output)\n[exit code: 1]',
+    )
   })
 
   it('the marker texts are exact', () => {
@@ -128,7 +136,9 @@ describe('parseExitStatus', () => {
   })
 
   it('the timeout and sandbox markers stay in the body', () => {
-    expect(parseExitStatus('x\n[sandbox: file access denied under read-only mode]\n[timed out after 5ms]\n[exit code: 1]')).toEqual({
+    expect(
+      parseExitStatus('x\n[sandbox: file access denied under read-only mode]\n[timed out after 5ms]\n[exit code: 1]'),
+    ).toEqual({
       body: 'x\n[sandbox: file access denied under read-only mode]\n[timed out after 5ms]',
       exitCode: 1,
       signal: null,
@@ -168,7 +178,10 @@ const collected = fc.record(
   { requiredKeys: ['text', 'truncated'] },
 )
 const status = fc.oneof(
-  fc.record({ exitCode: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 }), fc.integer()), signal: fc.constant(null) }),
+  fc.record({
+    exitCode: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 }), fc.integer()),
+    signal: fc.constant(null),
+  }),
   fc.record({ exitCode: fc.constant(null), signal: fc.constantFrom(...SIGNALS) }),
 )
 const runResult = fc
@@ -180,11 +193,20 @@ const runResult = fc
     stdout: collected,
     stderr: collected,
     sandbox: fc.option(
-      fc.record({ mode: fc.constantFrom('read-only', 'workspace-write', 'danger-full-access' as const), denied: fc.boolean() }),
+      fc.record({
+        mode: fc.constantFrom('read-only', 'workspace-write', 'danger-full-access' as const),
+        denied: fc.boolean(),
+      }),
       { nil: undefined },
     ),
   })
-  .map(({ status: s, sandbox, ...rest }): ShellRunResult => ({ ...rest, ...s, ...(sandbox === undefined ? {} : { sandbox }) }))
+  .map(
+    ({ status: s, sandbox, ...rest }): ShellRunResult => ({
+      ...rest,
+      ...s,
+      ...(sandbox === undefined ? {} : { sandbox }),
+    }),
+  )
 
 describe('round trip (property)', () => {
   it('parseExitStatus(renderResult(x)) gives back x’s exit status, and the body is the text before the marker', () => {

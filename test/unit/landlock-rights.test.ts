@@ -203,11 +203,17 @@ describe('enforcement accounting', () => {
       enforcement: 'partial',
       ungoverned: ['content'],
     })
-    expect(landlockEnforcement({ abi: 1, seccomp: true }, 'read-only', 'inherit').ungoverned).toEqual(['content', 'names'])
+    expect(landlockEnforcement({ abi: 1, seccomp: true }, 'read-only', 'inherit').ungoverned).toEqual([
+      'content',
+      'names',
+    ])
     expect(landlockEnforcement({ abi: 7, seccomp: true }, 'workspace-write', 'inherit')).toMatchObject({
       enforcement: 'partial',
       ungoverned: ['metadata'],
     })
-    expect(landlockEnforcement({ abi: 7, seccomp: false }, 'read-only', 'deny').ungoverned).toEqual(['metadata', 'network'])
+    expect(landlockEnforcement({ abi: 7, seccomp: false }, 'read-only', 'deny').ungoverned).toEqual([
+      'metadata',
+      'network',
+    ])
   })
 })

@@ -20,7 +20,6 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-
 const devices = ['/dev/null', '/dev/zero', '/dev/urandom', '/dev/tty']
 
 describe('the grant table', () => {
@@ -55,7 +54,9 @@ describe('grantsFor', () => {
     expect(grants.read).toEqual({ path: '/', access: ['read', 'execute'] })
     expect(grants.writable).toEqual([])
     expect(grants.tempDir).toBeUndefined()
-    expect(grants.devices.map((d) => d.path)).toEqual(devices.map((d) => (fs.existsSync(d) ? fs.realpathSync.native(d) : d)))
+    expect(grants.devices.map((d) => d.path)).toEqual(
+      devices.map((d) => (fs.existsSync(d) ? fs.realpathSync.native(d) : d)),
+    )
     expect(grants.neverCreate).toEqual(['block-device', 'char-device'])
     expect(grants.network).toBe('inherit')
   })
@@ -88,7 +89,10 @@ describe('grantsFor', () => {
 
   it('deduplicates when the root is the temp dir, keeping the root', () => {
     const policy = resolvePolicy({ cwd: temp, defaultMode: 'workspace-write', writableRoots: [extra] })
-    const grants = grantsFor({ ...policy, writableRoots: [extra, extra, temp] }, { tempDir: path.join(base, 'temp-link') })
+    const grants = grantsFor(
+      { ...policy, writableRoots: [extra, extra, temp] },
+      { tempDir: path.join(base, 'temp-link') },
+    )
     expect(grants.writable.map((w) => [w.kind, w.path])).toEqual([
       ['root', temp],
       ['extra', extra],

@@ -19,7 +19,6 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-
 describe('resolvePolicy: mode precedence', () => {
   it('defaults to read-only with the cwd as root', () => {
     expect(resolvePolicy({ cwd: base })).toEqual({ mode: 'read-only', workspaceRoot: base })
@@ -30,12 +29,19 @@ describe('resolvePolicy: mode precedence', () => {
   })
 
   it('the session mode wins over the default', () => {
-    expect(resolvePolicy({ cwd: base, defaultMode: 'workspace-write', sessionMode: 'read-only' }).mode).toBe('read-only')
+    expect(resolvePolicy({ cwd: base, defaultMode: 'workspace-write', sessionMode: 'read-only' }).mode).toBe(
+      'read-only',
+    )
   })
 
   it('an approved mode outranks the session mode but keeps the root and session id', () => {
     const baseline = resolvePolicy({ cwd: base, sessionMode: 'read-only', sessionId: 's1' })
-    const approved = resolvePolicy({ cwd: base, sessionMode: 'read-only', sessionId: 's1', approvedMode: 'danger-full-access' })
+    const approved = resolvePolicy({
+      cwd: base,
+      sessionMode: 'read-only',
+      sessionId: 's1',
+      approvedMode: 'danger-full-access',
+    })
     expect(approved).toEqual({ ...baseline, mode: 'danger-full-access' })
   })
 
@@ -102,7 +108,9 @@ describe('resolvePolicy: roots', () => {
       `workspaceRoot: directory does not exist: ${JSON.stringify(missing)}`,
     ])
     expect(invalid(() => resolvePolicy({ cwd: missing })).issues[0]).toMatch(/^cwd: directory does not exist/)
-    expect(invalid(() => resolvePolicy({ cwd: path.join(base, 'dangling') })).issues[0]).toMatch(/^cwd: directory does not exist/)
+    expect(invalid(() => resolvePolicy({ cwd: path.join(base, 'dangling') })).issues[0]).toMatch(
+      /^cwd: directory does not exist/,
+    )
   })
 
   it('a file is not a root', () => {
@@ -151,7 +159,22 @@ describe('canonicalPath', () => {
 })
 
 describe('resolvePolicy: properties', () => {
-  const component = fc.constantFrom('a', 'b', 'c', 'x', 'y', 'link-c', 'link-y', 'link-link', 'dangling', 'file', '..', '.', '', 'missing')
+  const component = fc.constantFrom(
+    'a',
+    'b',
+    'c',
+    'x',
+    'y',
+    'link-c',
+    'link-y',
+    'link-link',
+    'dangling',
+    'file',
+    '..',
+    '.',
+    '',
+    'missing',
+  )
 
   it('never returns a relative or non-canonical root; agrees with the kernel', () => {
     fc.assert(
@@ -185,7 +208,9 @@ describe('resolvePolicy: properties', () => {
       fc.property(fc.array(component, { minLength: 1, maxLength: 4 }), (parts) => {
         const spelled = parts.join('/')
         fc.pre(!spelled.startsWith('/'))
-        expect(invalid(() => resolvePolicy({ cwd: base, workspaceRoot: spelled })).issues[0]).toMatch(/^workspaceRoot: /)
+        expect(invalid(() => resolvePolicy({ cwd: base, workspaceRoot: spelled })).issues[0]).toMatch(
+          /^workspaceRoot: /,
+        )
       }),
     )
   })

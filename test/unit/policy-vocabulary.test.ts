@@ -82,7 +82,8 @@ describe('sandbox vocabulary', () => {
   it('requires roots to be lexically normal absolute paths', () => {
     expect(isNormalAbsolutePath('/')).toBe(true)
     expect(isNormalAbsolutePath('/a/b')).toBe(true)
-    for (const bad of ['a', '/a/', '/a/../b', '/a/./b', '//a', '/a//b', '/a\0b']) expect(isNormalAbsolutePath(bad)).toBe(false)
+    for (const bad of ['a', '/a/', '/a/../b', '/a/./b', '//a', '/a//b', '/a\0b'])
+      expect(isNormalAbsolutePath(bad)).toBe(false)
   })
 
   it('exports a JSON Schema of the policy', () => {
@@ -98,7 +99,16 @@ describe('sandbox vocabulary', () => {
     expect(schema.properties['mode']!.enum).toEqual([...SANDBOX_MODES])
     expect(schema.properties['network']!.enum).toEqual(['inherit', 'deny'])
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['hiddenPaths', 'mode', 'network', 'protectedPaths', 'requireEnforcement', 'sessionId', 'workspaceRoot', 'writableRoots'].sort(),
+      [
+        'hiddenPaths',
+        'mode',
+        'network',
+        'protectedPaths',
+        'requireEnforcement',
+        'sessionId',
+        'workspaceRoot',
+        'writableRoots',
+      ].sort(),
     )
     expect(() => JSON.stringify(schema)).not.toThrow()
   })

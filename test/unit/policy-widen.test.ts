@@ -70,7 +70,9 @@ describe('escalation pairing', () => {
   })
 
   it('both fields are an escalation', () => {
-    expect(validateEscalationArgs({ sandbox_permissions: 'workspace-write', justification: 'needs to write build/' })).toEqual({
+    expect(
+      validateEscalationArgs({ sandbox_permissions: 'workspace-write', justification: 'needs to write build/' }),
+    ).toEqual({
       ok: true,
       escalation: { mode: 'workspace-write', justification: 'needs to write build/' },
     })

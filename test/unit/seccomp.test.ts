@@ -132,9 +132,15 @@ describe('seccomp program generator', () => {
       it('allows ordinary syscalls (property: any number not refused is allowed)', () => {
         const program = programFor(roDeny)
         const refused = new Set(
-          [...METADATA_SYSCALLS, ...IO_URING_SYSCALLS].map((n) => SYSCALL_NUMBERS[arch][n]).filter((n) => n !== undefined),
+          [...METADATA_SYSCALLS, ...IO_URING_SYSCALLS]
+            .map((n) => SYSCALL_NUMBERS[arch][n])
+            .filter((n) => n !== undefined),
         )
-        const special = new Set([SYSCALL_NUMBERS[arch].socket, SYSCALL_NUMBERS[arch].socketpair, SYSCALL_NUMBERS[arch].ioctl])
+        const special = new Set([
+          SYSCALL_NUMBERS[arch].socket,
+          SYSCALL_NUMBERS[arch].socketpair,
+          SYSCALL_NUMBERS[arch].ioctl,
+        ])
         fc.assert(
           fc.property(fc.integer({ min: 0, max: 1023 }), (nr) => {
             if (special.has(nr)) return
