@@ -93,7 +93,7 @@ function nodePeer(until) {
     const c = nodeSpawn(SLEEP[0], SLEEP.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
     c.stdout.resume()
     c.stderr.resume()
-    const exited = new Promise((r) => c.once('exit', (code, signal) => r({ t: now(), signal })))
+    const exited = new Promise((r) => c.once('exit', (_code, signal) => r({ t: now(), signal })))
     const closedEv = new Promise((r) => c.once('close', () => r({ t: now() })))
     await execd(c.pid, started)
     const t0 = now()

@@ -41,7 +41,7 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
   const sandbox = await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
   try {
     const caps = sandbox.capabilities
-    let choice
+    let choice: ReturnType<typeof selectBackend>
     try {
       choice = selectBackend(caps, policy as SandboxPolicy)
     } catch (error) {
@@ -171,7 +171,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
 /** Runs the `explain` verb; returns the exit status. */
 export async function explainVerb(args: string[], io: { stdout: NodeJS.WritableStream }): Promise<number> {
   const { values } = parseWith(args, {})
-  if (values['help']) {
+  if (values.help) {
     io.stdout.write(EXPLAIN_HELP)
     return 0
   }

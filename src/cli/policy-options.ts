@@ -53,24 +53,24 @@ export function parseWith(
 
 /** Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag. */
 export function policyFrom(values: Record<string, unknown>, cwd = process.cwd()): PolicyFlags {
-  const mode = (values['mode'] as string | undefined) ?? 'read-only'
+  const mode = (values.mode as string | undefined) ?? 'read-only'
   if (!isSandboxMode(mode))
     throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
-  const network = (values['network'] as string | undefined) ?? 'inherit'
+  const network = (values.network as string | undefined) ?? 'inherit'
   if (network !== 'inherit' && network !== 'deny')
     throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
-  const backend = values['backend'] as string | undefined
+  const backend = values.backend as string | undefined
   if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
   }
-  const writable = ((values['writable'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const writable = ((values.writable as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   if (writable.length > 0 && mode !== 'workspace-write')
     throw new UsageError('--writable: only meaningful with --mode workspace-write')
   let policy: SandboxExecutionPolicy
   try {
     policy = resolvePolicy({
       cwd,
-      workspaceRoot: values['root'] === undefined ? undefined : resolvePath(cwd, values['root'] as string),
+      workspaceRoot: values.root === undefined ? undefined : resolvePath(cwd, values.root as string),
       defaultMode: mode as SandboxMode,
       writableRoots: writable,
       network,
@@ -82,6 +82,6 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
   return {
     policy,
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
-    json: values['json'] === true,
+    json: values.json === true,
   }
 }

@@ -38,14 +38,14 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
 /** Runs the `probe` verb; returns the exit status (0 even when nothing is usable: the probe is a report). */
 export async function probeVerb(args: string[], io: { stdout: NodeJS.WritableStream }): Promise<number> {
   const { values } = parseWith(args, {})
-  if (values['help']) {
+  if (values.help) {
     io.stdout.write(PROBE_HELP)
     return 0
   }
   const sandbox = await LocalSandbox.create()
   try {
     io.stdout.write(
-      values['json'] ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities),
+      values.json ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities),
     )
   } finally {
     await sandbox.dispose()

@@ -59,17 +59,17 @@ export async function runVerb(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const { values, positionals } = parseWith(args, { timeout: { type: 'string' } })
-  if (values['help']) {
+  if (values.help) {
     io.stdout.write(RUN_HELP)
     return 0
   }
   const flags = policyFrom(values)
   if (positionals.length === 0) throw new UsageError('run: give the command after --, e.g. cordon run -- ls -la')
   let timeoutMs: number | undefined
-  if (values['timeout'] !== undefined) {
-    timeoutMs = Number(values['timeout'])
+  if (values.timeout !== undefined) {
+    timeoutMs = Number(values.timeout)
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
-      throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values['timeout'])}"`)
+      throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values.timeout)}"`)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED

@@ -155,10 +155,7 @@ export function isSpawnError(value: unknown): value is SpawnError {
   if (typeof value !== 'object' || value === null) return false
   const v = value as Record<string, unknown>
   return (
-    v['name'] === 'SpawnError' &&
-    typeof v['code'] === 'string' &&
-    typeof v['stage'] === 'string' &&
-    typeof v['errno'] === 'number'
+    v.name === 'SpawnError' && typeof v.code === 'string' && typeof v.stage === 'string' && typeof v.errno === 'number'
   )
 }
 
@@ -209,5 +206,5 @@ function formatIssuePath(segments: readonly PropertyKey[]): string {
 function hasBrand(value: unknown, name: string, code: string): boolean {
   if (typeof value !== 'object' || value === null) return false
   const v = value as Record<string, unknown>
-  return v['name'] === name && v['code'] === code
+  return v.name === name && v.code === code
 }

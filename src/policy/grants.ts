@@ -192,7 +192,7 @@ export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions
 
 /** Whether `inner` is `outer` or lies beneath it (both canonical). */
 function isSameOrInside(inner: string, outer: string): boolean {
-  return inner === outer || outer === '/' || inner.startsWith(outer + '/')
+  return inner === outer || outer === '/' || inner.startsWith(`${outer}/`)
 }
 
 function dedupe(paths: readonly string[]): string[] {

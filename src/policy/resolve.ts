@@ -83,7 +83,7 @@ export function canonicalPath(p: string): string {
   const absolute = path.isAbsolute(p) ? p : path.resolve(p)
   const parts = absolute.split('/').filter((part) => part !== '' && part !== '.')
   for (let keep = parts.length; keep >= 0; keep--) {
-    const prefix = '/' + parts.slice(0, keep).join('/')
+    const prefix = `/${parts.slice(0, keep).join('/')}`
     let real: string
     try {
       real = fs.realpathSync.native(prefix)

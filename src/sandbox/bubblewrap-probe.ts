@@ -63,9 +63,7 @@ export function findOnPath(name: string, searchPath: string): string | undefined
       if (!fs.statSync(candidate).isFile()) continue
       fs.accessSync(candidate, fs.constants.X_OK)
       return fs.realpathSync(candidate)
-    } catch {
-      continue
-    }
+    } catch {}
   }
   return undefined
 }
@@ -152,7 +150,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: 'Use a Linux host, or choose danger-full-access.',
     })
   }
-  const searchPath = options.searchPath ?? process.env['PATH'] ?? ''
+  const searchPath = options.searchPath ?? process.env.PATH ?? ''
   const bwrap = findOnPath('bwrap', searchPath)
   if (bwrap === undefined) {
     return done({
@@ -301,7 +299,7 @@ async function canary(
       cwd: '/',
       command: [options.shell ?? '/bin/sh', '-c', CANARY_SCRIPT, 'cordon-canary', dir],
     })
-    let child
+    let child: ReturnType<typeof startChild>
     try {
       child = startChild({
         argv,

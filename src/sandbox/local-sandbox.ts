@@ -200,7 +200,7 @@ export class LocalSandbox {
   private planFor(policy: SandboxExecutionPolicy, tempDir: string | undefined, abi: number): LandlockRulesetPlan {
     const key = `${abi}\0${tempDir ?? ''}\0${JSON.stringify(policy)}`
     const memo = this.plans.get(key)
-    if (memo && memo.rules.every((r) => r.origin !== 'writable' || sameInode(statPath(r.path), r))) return memo
+    if (memo?.rules.every((r) => r.origin !== 'writable' || sameInode(statPath(r.path), r))) return memo
     const plan = planRuleset(grantsFor(policy, { tempDir }), abi)
     this.plans.delete(key)
     this.plans.set(key, plan)

@@ -296,7 +296,7 @@ async function canaryOnce(
   seccomp: boolean,
   options: ProbeOptions,
 ): Promise<CanaryAttempt> {
-  let child
+  let child: ReturnType<typeof startChild>
   try {
     child = startChild({
       argv: [options.shell ?? '/bin/sh', '-c', CANARY_SCRIPT, 'cordon-canary', dir, seccomp ? 'seccomp' : 'none'],
@@ -328,7 +328,7 @@ export function probeBackends(
   chain: readonly SandboxBackendName[] = SANDBOX_BACKENDS,
   options: ProbeBackendsOptions = {},
 ): Promise<SandboxCapabilities> {
-  const key = `${chain.join(',')}\0${options.searchPath ?? process.env['PATH'] ?? ''}`
+  const key = `${chain.join(',')}\0${options.searchPath ?? process.env.PATH ?? ''}`
   let cached = probeCache.get(key)
   if (!cached) {
     cached = (async () => {

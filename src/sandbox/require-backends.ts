@@ -5,7 +5,7 @@
 
 /** The backends named in CORDON_REQUIRE_BACKENDS (trimmed, lower-case, no empties). */
 export function requiredBackends(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env['CORDON_REQUIRE_BACKENDS'] ?? '')
+  return (env.CORDON_REQUIRE_BACKENDS ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter((s) => s.length > 0)

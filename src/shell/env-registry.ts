@@ -50,7 +50,7 @@ export class ShellEnvRegistry {
   readonly #contributors = new Map<string, Registration>()
 
   constructor(options: ShellEnvRegistryOptions = {}) {
-    const ambient = (options.env ?? process.env)['DSH_HOME']
+    const ambient = (options.env ?? process.env).DSH_HOME
     this.#home =
       options.dshHome ??
       (ambient !== undefined && ambient.trim() !== '' ? ambient : path.join(options.homeDir ?? os.homedir(), '.dsh'))

@@ -249,7 +249,7 @@ export class LocalShellExecutor extends ShellExecutor {
         onOutput: decoder?.push,
       })
       const handle = this.runtime.spawn(prepared.spec)
-      let outcome
+      let outcome: Awaited<SubprocessHandle['done']>
       try {
         outcome = await handle.done
       } catch (error) {

@@ -79,7 +79,8 @@ const READ_BUFFER_BYTES = 64 * 1024
 function socketFor(fd: number | null | undefined, readable: boolean, reader?: ChildReader): Socket | undefined {
   if (fd === null || fd === undefined) return undefined
   if (reader === undefined) return new Socket({ fd, readable, writable: !readable })
-  const buffer = (sharedReadBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES))
+  sharedReadBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES)
+  const buffer = sharedReadBuffer
   // Node documents and honours `onread` in the Socket constructor (verified on Node 20); the
   // bundled @types only declare it on connect().
   const opts: SocketConstructorOpts & { onread: OnReadOpts } = {

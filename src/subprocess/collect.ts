@@ -367,7 +367,8 @@ export class OutputCollector implements SubprocessOutputReader {
   /** Stages (or, for a large run with an empty stage, writes directly) bytes [start, end) of `src`. */
   #enqueue(src: Buffer, start: number, end: number): void {
     while (start < end && this.#spillState === 'open') {
-      const stage = (this.#stage ??= Buffer.allocUnsafeSlow(SPILL_BATCH_BYTES))
+      this.#stage ??= Buffer.allocUnsafeSlow(SPILL_BATCH_BYTES)
+      const stage = this.#stage
       if (this.#staged === 0 && end - start >= stage.length) {
         try {
           writeAll(this.#spillFd, src, start, end)

@@ -38,7 +38,7 @@ export async function resolveExecutable(
       `command: ${command} is a relative path; give an absolute path or a bare name on PATH`,
     ])
   }
-  const path = mergeEnv(scrubbedParentEnv(), env)['PATH'] ?? ''
+  const path = mergeEnv(scrubbedParentEnv(), env).PATH ?? ''
   for (const dir of path.split(delimiter)) {
     signal?.throwIfAborted()
     if (!isAbsolute(dir)) continue // an empty or relative entry would mean "the cwd": never

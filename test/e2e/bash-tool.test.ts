@@ -15,7 +15,15 @@ const root = scratchDir('cordon-tool')
 
 function answerer(outcome: ApprovalOutcome) {
   const asked: ApprovalRequest[] = []
-  return { asked, approval: { request: async (r: ApprovalRequest) => (asked.push(r), outcome) } }
+  return {
+    asked,
+    approval: {
+      request: async (r: ApprovalRequest) => {
+        asked.push(r)
+        return outcome
+      },
+    },
+  }
 }
 
 describe('bash tool, unsandboxed', () => {
@@ -198,7 +206,12 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
     const tool = createBashTool({
       executor,
       workspaceRoot: root,
-      approval: { request: async () => (ac.abort(), 'allowed-once' as const) },
+      approval: {
+        request: async () => {
+          ac.abort()
+          return 'allowed-once' as const
+        },
+      },
     })
     const r = await tool.execute(
       { command: `echo x > ${file}`, sandbox_permissions: 'workspace-write', justification: 'x' },

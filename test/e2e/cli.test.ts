@@ -90,7 +90,7 @@ describe('cordon CLI', async () => {
       stdout: { text: 'out\n' },
       stderr: { text: 'err\n' },
     })
-    expect(result['sandbox']).toMatchObject({
+    expect(result.sandbox).toMatchObject({
       mode: 'read-only',
       denied: false,
       enforcement: 'full',
@@ -112,7 +112,7 @@ describe('cordon CLI', async () => {
       backends: Record<string, { usable: boolean; probeMs: number }>
     }
     expect(caps.chain).toContain('landlock')
-    expect(typeof caps.backends['landlock']?.probeMs).toBe('number')
+    expect(typeof caps.backends.landlock?.probeMs).toBe('number')
   })
 
   it.skipIf(!usable)('explain names backend and root and the rules, running nothing', () => {

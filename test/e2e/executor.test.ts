@@ -147,7 +147,12 @@ describe('unsandboxed executor: defaults and caps', () => {
     it('kill() is true once then false; the status is killed; a daemon does not outlive it', async () => {
       const p = ex.start(ex.resolve({ command: 'setsid sleep 100 & echo $!; sleep 100' }))
       let text = ''
-      expect(await eventually(() => pidsIn((text += p.readOutput().delta)).length > 0)).toBe(true)
+      expect(
+        await eventually(() => {
+          text += p.readOutput().delta
+          return pidsIn(text).length > 0
+        }),
+      ).toBe(true)
       const daemon = pidsIn(text)[0]!
       expect(alive(daemon)).toBe(true)
       expect(p.kill()).toBe(true)
@@ -182,7 +187,10 @@ describe('unsandboxed executor: defaults and caps', () => {
       const own = new LocalShellExecutor({ cwd: root, graceMs: 200 })
       const p = own.start(own.resolve({ command: "trap '' TERM; echo $$; sleep 100 & wait" }))
       let text = ''
-      await eventually(() => pidsIn((text += p.readOutput().delta)).length > 0)
+      await eventually(() => {
+        text += p.readOutput().delta
+        return pidsIn(text).length > 0
+      })
       await own.dispose()
       await p.done
       expect(p.status).toBe('killed')

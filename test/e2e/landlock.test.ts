@@ -84,7 +84,7 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     )
     expect(c.enforcement).toBe('partial')
     expect(c.tempDir).toMatch(new RegExp(`^${os.tmpdir()}/cordon-tmp-s1-`))
-    expect(c.spec.env?.['TMPDIR']).toBe(c.tempDir)
+    expect(c.spec.env?.TMPDIR).toBe(c.tempDir)
     expect(fs.statSync(c.tempDir!).mode & 0o777).toBe(0o700)
     const r = await runSpec(c.spec)
     expect(r.stdout).toBe('ok\ndenied\n')

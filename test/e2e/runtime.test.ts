@@ -121,10 +121,10 @@ describe('stdin', () => {
 
 describe('environment', () => {
   it('scrubs credentials and ambient DSH_*, merges explicit entries and tombstones', async () => {
-    process.env['CORDON_TEST_API_KEY'] = 'secret'
-    process.env['DSH_AMBIENT'] = 'stale'
-    process.env['CORDON_TEST_PLAIN'] = 'plain'
-    process.env['CORDON_TEST_DROPPED'] = 'dropme'
+    process.env.CORDON_TEST_API_KEY = 'secret'
+    process.env.DSH_AMBIENT = 'stale'
+    process.env.CORDON_TEST_PLAIN = 'plain'
+    process.env.CORDON_TEST_DROPPED = 'dropme'
     try {
       const r = await run(['/usr/bin/env'], {
         env: { DSH_SESSION_ID: 's1', FORWARDED_TOKEN: 'opt-in', CORDON_TEST_DROPPED: undefined },
@@ -136,10 +136,10 @@ describe('environment', () => {
       expect(r.stdout).not.toMatch(/CORDON_TEST_API_KEY|DSH_AMBIENT|CORDON_TEST_DROPPED/)
       expect(lines.some((l) => l.startsWith('PATH='))).toBe(true)
     } finally {
-      delete process.env['CORDON_TEST_API_KEY']
-      delete process.env['DSH_AMBIENT']
-      delete process.env['CORDON_TEST_PLAIN']
-      delete process.env['CORDON_TEST_DROPPED']
+      delete process.env.CORDON_TEST_API_KEY
+      delete process.env.DSH_AMBIENT
+      delete process.env.CORDON_TEST_PLAIN
+      delete process.env.CORDON_TEST_DROPPED
     }
   })
 })

@@ -100,7 +100,7 @@ for (const backend of TEST_BACKENDS) {
           cwd: '/',
           encoding: 'utf8',
           maxBuffer: 64 << 20,
-          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/' },
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/' },
         },
       )
       const parsed = JSON.parse(stdout) as { uid: number; capability?: BackendCapability; outcomes: AttackOutcome[] }

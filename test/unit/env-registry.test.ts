@@ -63,7 +63,7 @@ describe('ShellEnvRegistry contributors', () => {
       'DSH_WEB_URL',
       'DSH_Z_LAST',
     ])
-    expect(snapshot['DSH_A_FIRST']).toBe('c1')
+    expect(snapshot.DSH_A_FIRST).toBe('c1')
     expect(Object.isFrozen(snapshot)).toBe(true)
   })
 
@@ -142,13 +142,13 @@ describe('ShellEnvRegistry contributors', () => {
   it('the disposer unregisters, frees the keys, and is idempotent', () => {
     const registry = new ShellEnvRegistry({ dshHome: '/h' })
     const dispose = registry.register(web)
-    expect(registry.collect({})['DSH_WEB_URL']).toBe('http://localhost:3000')
+    expect(registry.collect({}).DSH_WEB_URL).toBe('http://localhost:3000')
     dispose()
     expect(registry.collect({})).not.toHaveProperty('DSH_WEB_URL')
     expect(registry.list()).toEqual([])
     const again = registry.register({ ...web, resolve: () => ({ DSH_WEB_URL: 'second' }) })
     dispose() // a stale disposer must not remove the new registration
-    expect(registry.collect({})['DSH_WEB_URL']).toBe('second')
+    expect(registry.collect({}).DSH_WEB_URL).toBe('second')
     again()
     again()
     expect(registry.list()).toEqual([])

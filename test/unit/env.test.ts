@@ -80,7 +80,8 @@ describe('mergeEnv', () => {
     const overrides = JSON.parse('{"__proto__":"x"}') as Record<string, string>
     const env = mergeEnv({}, overrides)
     expect(Object.keys(env)).toEqual(['__proto__'])
-    expect(env['__proto__']).toBe('x')
+    // biome-ignore lint/suspicious/noProto: the test is about an own property named __proto__
+    expect(env.__proto__).toBe('x')
     expect(envToArray(env)).toEqual(['__proto__=x'])
   })
 

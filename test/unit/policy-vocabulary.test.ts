@@ -96,8 +96,8 @@ describe('sandbox vocabulary', () => {
     expect(schema.type).toBe('object')
     expect(schema.required).toEqual(['mode', 'workspaceRoot'])
     expect(schema.additionalProperties).toBe(false)
-    expect(schema.properties['mode']!.enum).toEqual([...SANDBOX_MODES])
-    expect(schema.properties['network']!.enum).toEqual(['inherit', 'deny'])
+    expect(schema.properties.mode!.enum).toEqual([...SANDBOX_MODES])
+    expect(schema.properties.network!.enum).toEqual(['inherit', 'deny'])
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         'hiddenPaths',

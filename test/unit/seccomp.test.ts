@@ -32,7 +32,7 @@ function interpret(program: readonly BpfInstruction[], data: SeccompData): numbe
   const mem = Buffer.alloc(64)
   mem.writeUInt32LE(data.nr >>> 0, 0)
   mem.writeUInt32LE(data.arch >>> 0, 4)
-  ;(data.args ?? []).forEach((a, i) => mem.writeBigUInt64LE(BigInt.asUintN(64, a), 16 + 8 * i))
+  for (const [i, a] of (data.args ?? []).entries()) mem.writeBigUInt64LE(BigInt.asUintN(64, a), 16 + 8 * i)
   let acc = 0
   let pc = 0
   for (let steps = 0; steps < 10_000; steps++) {
