@@ -2,18 +2,61 @@
   "targets": [
     {
       "target_name": "cordon",
-      "sources": ["native/addon.cc", "native/spawn.cc", "native/confine.cc", "native/landlock.cc"],
-      "cflags": ["-Wall", "-Wextra", "-O2", "-fno-exceptions"],
-      "cflags_cc": ["-Wall", "-Wextra", "-O2", "-std=c++17", "-fno-exceptions"],
-      "defines": ["NAPI_VERSION=8"]
+      "sources": [
+        "native/addon.cc",
+        "native/spawn.cc",
+        "native/confine.cc",
+        "native/landlock.cc",
+        "native/fd-channel.cc"
+      ],
+      "cflags": [
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-fno-exceptions"
+      ],
+      "cflags_cc": [
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-std=c++17",
+        "-fno-exceptions"
+      ],
+      "defines": [
+        "NAPI_VERSION=8"
+      ]
     },
     {
       "target_name": "cordon-exec",
       "type": "executable",
-      "sources": ["native/helper.cc"],
-      "ldflags": ["-static"],
-      "cflags": ["-Wall", "-Wextra", "-O2"],
-      "cflags_cc": ["-Wall", "-Wextra", "-O2", "-std=c++17"]
+      "sources": [
+        "native/exec-main.cc",
+        "native/zygote.cc",
+        "native/launch.cc",
+        "native/launch-spec.cc",
+        "native/supervisor.cc",
+        "native/tree.cc",
+        "native/namespaces.cc",
+        "native/canary.cc",
+        "native/spawn.cc",
+        "native/confine.cc",
+        "native/landlock.cc",
+        "native/fd-channel.cc"
+      ],
+      "ldflags": [
+        "-static"
+      ],
+      "cflags": [
+        "-Wall",
+        "-Wextra",
+        "-O2"
+      ],
+      "cflags_cc": [
+        "-Wall",
+        "-Wextra",
+        "-O2",
+        "-std=c++17"
+      ]
     }
   ]
 }

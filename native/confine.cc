@@ -1,14 +1,17 @@
 // Self-confinement inside the CLONE_VM child. Everything here is a raw syscall on memory the
-// host prepared: no allocation, no libc state, no locks (the child shares the host's memory).
+// caller prepared: no allocation, no libc state, no locks (the child shares the caller's memory).
 #include "confine.h"
 
+#include <errno.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <errno.h>
+
+#include "stages.h"
 
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446
@@ -18,23 +21,27 @@ namespace cordon {
 
 namespace {
 
-bool drop_capabilities(const ConfinementPlan& plan, int* err) {
-  if (plan.drop_bounding) {
-    for (int cap = 0; cap <= plan.cap_last; cap++) {
-      if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-        *err = errno;
-        return false;
-      }
-    }
-    // Root keeps no special meaning across exec, and nothing can turn that back on.
-    const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                               SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-                               SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-    if (syscall(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
+// The bounding set and the securebits: only a caller with CAP_SETPCAP may change them, and it
+// must happen while the caps are still there (before any uid change or capset).
+bool drop_bounding_set(const ConfinementPlan& plan, int* err) {
+  for (int cap = 0; cap <= plan.cap_last; cap++) {
+    if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
       *err = errno;
       return false;
     }
   }
+  // Root keeps no special meaning across exec, and nothing can turn that back on.
+  const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                             SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+                             SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+  if (syscall(SYS_prctl, PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
+    *err = errno;
+    return false;
+  }
+  return true;
+}
+
+bool empty_capabilities(int* err) {
   if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
     *err = errno;
     return false;
@@ -48,24 +55,43 @@ bool drop_capabilities(const ConfinementPlan& plan, int* err) {
   return true;
 }
 
+// No supplementary groups, then gid, then uid (the uid change would forbid the others).
+bool become(const ConfinementPlan& plan, int* err) {
+  if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
+      syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
+    *err = errno;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* apply_confinement(const ConfinementPlan& plan, int* err) {
-  if (plan.drop_caps && !drop_capabilities(plan, err)) return "caps";
+  for (int i = 0; i < plan.rlimit_count; i++) {
+    struct rlimit limit = {static_cast<rlim_t>(plan.rlimits[i].soft), static_cast<rlim_t>(plan.rlimits[i].hard)};
+    if (syscall(SYS_setrlimit, plan.rlimits[i].resource, &limit) != 0) {
+      *err = errno;
+      return kStageRlimit;
+    }
+  }
+  if (plan.drop_caps && plan.drop_bounding && !drop_bounding_set(plan, err)) return kStageCaps;
+  if (plan.set_credentials && !become(plan, err)) return kStageCredentials;
+  if (plan.drop_caps && !empty_capabilities(err)) return kStageCaps;
   if (plan.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *err = errno;
-    return "no_new_privs";
+    return kStageNoNewPrivs;
   }
   if (plan.landlock_ruleset_fd >= 0 &&
       syscall(SYS_landlock_restrict_self, plan.landlock_ruleset_fd, plan.landlock_flags) != 0) {
     *err = errno;
-    return "landlock";
+    return kStageLandlock;
   }
   if (plan.filter != nullptr) {
     sock_fprog prog = {plan.filter_len, const_cast<sock_filter*>(plan.filter)};
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
       *err = errno;
-      return "seccomp";
+      return kStageSeccomp;
     }
   }
   return nullptr;

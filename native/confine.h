@@ -1,18 +1,32 @@
-// The confinement a child applies to itself between setsid/stdio and exec. The host builds every
-// part of it in advance (ruleset fd, BPF program); the child only issues the syscalls that make
-// them take effect, in the one order that works for root and unprivileged hosts alike.
+// The confinement a child applies to itself between its session/stdio set-up and exec. The
+// caller builds every part of it in advance (ruleset fd, BPF program, limits); the child only
+// issues the syscalls that make them take effect, in the one order that works for root and
+// unprivileged callers alike.
 #pragma once
 
 #include <linux/filter.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 namespace cordon {
 
+struct RlimitSetting {
+  int resource = 0;
+  uint64_t soft = 0;
+  uint64_t hard = 0;
+};
+
+constexpr int kMaxRlimits = 8;
+
 struct ConfinementPlan {
-  bool drop_caps = false;      // empty every capability set (and, with CAP_SETPCAP, lock
-                               // the securebits and empty the bounding set)
-  bool drop_bounding = false;  // the host holds CAP_SETPCAP: bounding set + securebits too
-  int cap_last = 40;           // /proc/sys/kernel/cap_last_cap, read once by the host
+  int rlimit_count = 0;  // applied first (RLIMIT_CORE 0 and the policy's limits)
+  RlimitSetting rlimits[kMaxRlimits];
+  bool drop_caps = false;        // empty every capability set
+  bool drop_bounding = false;    // the caller holds CAP_SETPCAP: bounding set + locked securebits too
+  int cap_last = 40;             // /proc/sys/kernel/cap_last_cap, read once by the caller
+  bool set_credentials = false;  // become uid/gid (no supplementary groups) before the caps go
+  uid_t uid = 0;
+  gid_t gid = 0;
   bool no_new_privs = false;
   int landlock_ruleset_fd = -1;         // -1: no Landlock step
   uint32_t landlock_flags = 0;          // landlock_restrict_self flags

@@ -1,17 +1,22 @@
-// Landlock ruleset building in the host: the child only calls landlock_restrict_self on the fd.
-// Constants past Debian 12's headers (ABI 2) are defined here, checked against this kernel.
+// Landlock syscalls as plain wrappers (each returns a value >= 0 or -errno). The addon builds and
+// caches ruleset fds in the Node host; cordon-exec builds one from a plan given on its argv
+// (where no fd can be handed over), checking that every path is still the inode planned for.
+// Which rights to handle and grant is decided in TypeScript from the grants table.
 #pragma once
 
-#include <node_api.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 namespace cordon {
 
-constexpr uint64_t kFsTruncate = 1ULL << 14;  // ABI 3
-constexpr uint64_t kFsIoctlDev = 1ULL << 15;  // ABI 5
-constexpr int kRuleNetPort = 2;               // ABI 4
+// The Landlock ABI version (>= 1), or -errno when Landlock is unavailable.
+int landlock_abi();
 
-// Adds landlockAbi, landlockCreateRuleset, landlockAddPathRule, landlockAddNetRule to exports.
-void register_landlock(napi_env env, napi_value exports);
+// A new ruleset fd (O_CLOEXEC) handling these rights; `attr_size` selects the ABI's attr prefix.
+int landlock_create(uint64_t handled_fs, uint64_t handled_net, uint64_t scoped, uint32_t attr_size);
+
+// Adds a path-beneath rule. With `check_inode`, the opened path must be (dev, ino), else -ESTALE:
+// a path swapped since the plan was made never receives the planned rights.
+int landlock_add_path(int ruleset_fd, const char* path, uint64_t allowed, bool check_inode, dev_t dev, ino_t ino);
 
 }  // namespace cordon

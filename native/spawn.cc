@@ -10,11 +10,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "stages.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -39,7 +42,9 @@ struct ChildArgs {
   char* const* envp;
   const char* cwd;
   int fd_count;
-  int sources[kMaxChildFds];  // fd to install as child fd i; i itself: the host's fd (inherit)
+  int sources[kMaxChildFds];  // fd to install as child fd i; i itself: the caller's fd (inherit)
+  SessionMode session;
+  int foreground_tty;
   const ConfinementPlan* plan;
   const char* stage;
   int error;
@@ -62,80 +67,53 @@ struct KernelSigaction {
 
 int child_main(void* arg) {
   ChildArgs* a = static_cast<ChildArgs*>(arg);
-  // Every host handler is Node's and runs on the host's memory: reset all of them before any
-  // signal can be unblocked. SIG_IGN (Node ignores SIGPIPE) would survive exec, so it goes too.
+  // Every caller handler runs on the caller's memory: reset all of them before any signal can
+  // be unblocked. SIG_IGN (Node ignores SIGPIPE) would survive exec, so it goes too.
   KernelSigaction dfl = {SIG_DFL, 0, nullptr, 0};
   for (int sig = 1; sig < 65; sig++) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof(uint64_t));
   }
-  if (syscall(SYS_setsid) < 0) child_fail(a, "setsid", errno);
-  if (a->cwd != nullptr && syscall(SYS_chdir, a->cwd) != 0) child_fail(a, "chdir", errno);
+  if (a->session == SessionMode::NewSession) {
+    if (syscall(SYS_setsid) < 0) child_fail(a, kStageSetsid, errno);
+  } else if (syscall(SYS_setpgid, 0, 0) != 0) {
+    child_fail(a, kStageSetsid, errno);
+  }
+  if (a->cwd != nullptr && syscall(SYS_chdir, a->cwd) != 0) child_fail(a, kStageChdir, errno);
   for (int i = 0; i < a->fd_count; i++) {
     int src = a->sources[i];
     if (src == i) {
-      // Inherited: the host's own fd i, which Node marks close-on-exec. Clear that flag (this
-      // fd table is the child's own copy, so the host's flag is untouched).
-      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) child_fail(a, "dup2", errno);
+      // Inherited: the caller's own fd i, which Node marks close-on-exec. Clear that flag (this
+      // fd table is the child's own copy, so the caller's flag is untouched).
+      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) child_fail(a, kStageDup2, errno);
       continue;
     }
-    // dup3 without O_CLOEXEC: the new fd survives exec (the host's end is close-on-exec).
-    if (syscall(SYS_dup3, src, i, 0) < 0) child_fail(a, "dup2", errno);
+    // dup3 without O_CLOEXEC: the new fd survives exec (the caller's end is close-on-exec).
+    if (syscall(SYS_dup3, src, i, 0) < 0) child_fail(a, kStageDup2, errno);
+  }
+  if (a->foreground_tty >= 0) {
+    // Our own group becomes the terminal's foreground (every signal is still blocked here, so
+    // the kernel sends no SIGTTOU for a background group's request).
+    pid_t self = static_cast<pid_t>(syscall(SYS_getpid));
+    if (syscall(SYS_ioctl, a->foreground_tty, TIOCSPGRP, &self) != 0) child_fail(a, kStageSetsid, errno);
   }
   if (a->plan != nullptr) {
     int error = 0;
     const char* stage = apply_confinement(*a->plan, &error);
     if (stage != nullptr) child_fail(a, stage, error);
   }
-  // Nothing of the host beyond the child's own fds (the ruleset fd was needed until now).
-  if (syscall(SYS_close_range, a->fd_count, ~0U, 0) != 0) child_fail(a, "close_range", errno);
+  // Nothing of the caller beyond the child's own fds (the ruleset fd was needed until now).
+  if (syscall(SYS_close_range, a->fd_count, ~0U, 0) != 0) child_fail(a, kStageCloseRange, errno);
   uint64_t empty = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof(empty));
   syscall(SYS_execve, a->path, a->argv, a->envp);
-  child_fail(a, "exec", errno);
+  child_fail(a, kStageExec, errno);
 }
 
-// The PATH of the child's environment, or the default a shell would use.
-const char* env_path(char* const* envp) {
-  for (char* const* e = envp; *e != nullptr; e++) {
-    if (strncmp(*e, "PATH=", 5) == 0) return *e + 5;
-  }
-  return "/usr/local/bin:/usr/bin:/bin";
-}
-
-// Resolves a bare program name through PATH in the host (the child cannot allocate or search).
-// Empty and relative PATH entries are skipped: they would name the child's cwd, a classic trap.
-int resolve_program(const char* file, char* const* envp, char* out, size_t out_size) {
-  if (strchr(file, '/') != nullptr) {
-    if (strlen(file) >= out_size) return ENAMETOOLONG;
-    strcpy(out, file);
-    return 0;
-  }
-  if (file[0] == '\0') return ENOENT;
-  int found_error = ENOENT;
-  const char* p = env_path(envp);
-  while (*p != '\0') {
-    const char* end = strchrnul(p, ':');
-    size_t dir_len = static_cast<size_t>(end - p);
-    if (dir_len > 0 && p[0] == '/' && dir_len + 1 + strlen(file) < out_size) {
-      memcpy(out, p, dir_len);
-      out[dir_len] = '/';
-      strcpy(out + dir_len + 1, file);
-      struct stat st;
-      if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-        if (access(out, X_OK) == 0) return 0;
-        found_error = EACCES;
-      }
-    }
-    p = *end == ':' ? end + 1 : end;
-  }
-  return found_error;
-}
-
-// An fd number >= 3, so installing it onto 0..2 never clobbers another source.
-int above_stdio(int fd) {
-  if (fd >= 3 || fd < 0) return fd;
-  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+// An fd number >= floor, so installing it onto 0..floor-1 never clobbers another source.
+int above(int fd, int floor) {
+  if (fd >= floor || fd < 0) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, floor);
   close(fd);
   return moved;
 }
@@ -150,7 +128,7 @@ void close_if_open(int* fd) {
 bool spawn_context_init(SpawnContext* ctx) {
   void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return false;
-  int dev_null = above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+  int dev_null = above(open("/dev/null", O_RDWR | O_CLOEXEC), kMaxChildFds);
   if (dev_null < 0) {
     munmap(stack, kStackSize);
     return false;
@@ -168,53 +146,84 @@ void spawn_context_free(SpawnContext* ctx) {
 }
 
 bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out) {
-  char path[PATH_MAX];
-  int resolve_error = resolve_program(req.file, req.envp, path, sizeof(path));
-  if (resolve_error != 0) {
-    out->stage = "exec";
-    out->error = resolve_error;
+  if (req.path == nullptr || strchr(req.path, '/') == nullptr) {
+    out->stage = kStageExec;
+    out->error = ENOENT;
     return false;
   }
-
+  const int n = req.fd_count;
   ChildArgs args = {};
-  args.path = path;
+  args.path = req.path;
   args.argv = req.argv;
   args.envp = req.envp;
   args.cwd = req.cwd;
-  args.fd_count = req.fd_count;
-  args.plan = req.plan;
-  int child_ends[kMaxChildFds] = {-1, -1, -1, -1};
-  for (int i = 0; i < req.fd_count; i++) {
-    switch (req.kinds[i]) {
-      case StdioKind::Null:
+  args.fd_count = n;
+  args.session = req.session;
+  args.foreground_tty = req.session == SessionMode::NewGroup ? req.foreground_tty : -1;
+  // Temporaries opened for this spawn (child pipe ends, sources moved above the slots).
+  int temps[2 * kMaxChildFds + 1];
+  int temp_count = 0;
+  auto fail = [&](const char* stage, int error) {
+    for (int j = 0; j < temp_count; j++)
+      close(temps[j]);
+    for (int j = 0; j < n; j++)
+      close_if_open(&out->parent_fds[j]);
+    out->stage = stage;
+    out->error = error;
+    return false;
+  };
+  for (int i = 0; i < n; i++) {
+    const Slot& slot = req.slots[i];
+    switch (slot.kind) {
+      case SlotKind::Null:
         args.sources[i] = ctx->dev_null;
         break;
-      case StdioKind::Inherit:
+      case SlotKind::Inherit:
         args.sources[i] = i;
         break;
-      case StdioKind::Pipe: {
-        int fds[2];
-        if (pipe2(fds, O_CLOEXEC) != 0) {
-          out->stage = "pipe";
-          out->error = errno;
-          for (int j = 0; j < i; j++) {
-            close_if_open(&child_ends[j]);
-            close_if_open(&out->parent_fds[j]);
-          }
-          return false;
+      case SlotKind::Fd: {
+        if (slot.fd < 0) return fail(kStageDup2, EBADF);
+        if (slot.fd >= n || slot.fd == i) {
+          args.sources[i] = slot.fd;
+          break;
         }
+        // A source inside the slot range could be overwritten by an earlier dup3: move it up.
+        int moved = fcntl(slot.fd, F_DUPFD_CLOEXEC, n);
+        if (moved < 0) return fail(kStageDup2, errno);
+        temps[temp_count++] = moved;
+        args.sources[i] = moved;
+        break;
+      }
+      case SlotKind::Pipe: {
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) != 0) return fail(kStagePipe, errno);
         // fd 0 is read by the child; every other fd is written by it.
-        int child_end = i == 0 ? fds[0] : fds[1];
-        int parent_end = i == 0 ? fds[1] : fds[0];
-        child_ends[i] = above_stdio(child_end);
-        out->parent_fds[i] = above_stdio(parent_end);
-        args.sources[i] = child_ends[i];
+        int child_end = above(i == 0 ? fds[0] : fds[1], n);
+        out->parent_fds[i] = above(i == 0 ? fds[1] : fds[0], n);
+        if (child_end < 0 || out->parent_fds[i] < 0) {
+          if (child_end >= 0) close(child_end);
+          return fail(kStagePipe, EMFILE);
+        }
+        temps[temp_count++] = child_end;
+        args.sources[i] = child_end;
         break;
       }
     }
   }
+  // The ruleset fd must survive the slot installation until landlock_restrict_self.
+  ConfinementPlan plan;
+  if (req.plan != nullptr) {
+    plan = *req.plan;
+    if (plan.landlock_ruleset_fd >= 0 && plan.landlock_ruleset_fd < n) {
+      int moved = fcntl(plan.landlock_ruleset_fd, F_DUPFD_CLOEXEC, n);
+      if (moved < 0) return fail(kStageLandlock, errno);
+      temps[temp_count++] = moved;
+      plan.landlock_ruleset_fd = moved;
+    }
+    args.plan = &plan;
+  }
 
-  // Block every signal so none runs a host handler on the child's stack before it resets them.
+  // Block every signal so none runs a caller handler on the child's stack before it resets them.
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
@@ -225,8 +234,9 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
   int clone_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 
-  for (int i = 0; i < req.fd_count; i++)
-    close_if_open(&child_ends[i]);
+  for (int j = 0; j < temp_count; j++)
+    close(temps[j]);
+  temp_count = 0;
 
   if (pid < 0 || args.stage != nullptr) {
     if (pid >= 0) {
@@ -236,11 +246,7 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
       }
       close(pidfd);
     }
-    out->stage = pid < 0 ? "clone" : args.stage;
-    out->error = pid < 0 ? clone_error : args.error;
-    for (int i = 0; i < req.fd_count; i++)
-      close_if_open(&out->parent_fds[i]);
-    return false;
+    return fail(pid < 0 ? kStageClone : args.stage, pid < 0 ? clone_error : args.error);
   }
   out->pid = pid;
   out->pidfd = pidfd;

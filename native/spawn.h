@@ -1,6 +1,8 @@
-// The one spawn primitive: a clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) child that leads a new
-// session, wires stdio, optionally confines itself, and execs. No policy lives here: the host
-// (TypeScript) decides every disposition and hands over a finished confinement plan.
+// The one spawn primitive: a clone(CLONE_VM|CLONE_VFORK|CLONE_PIDFD) child that resets signals,
+// leads a new session (or only a new process group), wires its descriptors, optionally confines
+// itself, and execs. No policy lives here: the caller decides every disposition and hands over
+// a finished confinement plan. Used by the addon (in the Node host) and by cordon-exec (the
+// supervisor that confines the command it forks).
 #pragma once
 
 #include <stdint.h>
@@ -10,31 +12,48 @@
 
 namespace cordon {
 
-// What fd N of the child becomes. Indexes 0..2 are stdio; index 3 (optional) is an extra
-// child-writes pipe used by the supervisor to report the command's exit.
-enum class StdioKind : uint8_t { Null = 0, Pipe = 1, Inherit = 2 };
+// What fd N of the child becomes.
+enum class SlotKind : uint8_t {
+  Null = 0,     // /dev/null
+  Pipe = 1,     // a fresh pipe; the child reads slot 0 and writes every other slot
+  Inherit = 2,  // the caller's own fd N (its close-on-exec flag is cleared in the child)
+  Fd = 3,       // the caller's fd `Slot::fd`, installed as fd N
+};
 
-constexpr int kMaxChildFds = 4;
+struct Slot {
+  SlotKind kind = SlotKind::Null;
+  int fd = -1;  // SlotKind::Fd only
+};
+
+constexpr int kMaxChildFds = 8;
+
+// How the child relates to sessions and process groups.
+enum class SessionMode : uint8_t {
+  NewSession = 0,  // setsid(): no controlling terminal, its own group (every piped command)
+  NewGroup = 1,    // setpgid(0, 0) only: stays in the caller's session (a terminal's job)
+};
 
 struct SpawnRequest {
-  const char* file;   // argv[0] as given; searched in PATH when it has no '/'
-  char* const* argv;  // NULL-terminated
-  char* const* envp;  // NULL-terminated, complete (the host already merged it)
-  const char* cwd;    // NULL: inherit the host's cwd
-  int fd_count;       // 3 or 4
-  StdioKind kinds[kMaxChildFds];
-  const ConfinementPlan* plan;  // NULL: unconfined
+  const char* path = nullptr;   // the program, an absolute path (the caller searched PATH)
+  char* const* argv = nullptr;  // NULL-terminated
+  char* const* envp = nullptr;  // NULL-terminated, complete (the caller merged it)
+  const char* cwd = nullptr;    // NULL: inherit the caller's cwd
+  int fd_count = 3;             // 3..kMaxChildFds; fds >= fd_count are closed before exec
+  Slot slots[kMaxChildFds];
+  SessionMode session = SessionMode::NewSession;
+  int foreground_tty = -1;                // NewGroup only: the child fd of a terminal whose foreground group it becomes
+  const ConfinementPlan* plan = nullptr;  // NULL: unconfined
 };
 
 struct SpawnResult {
   pid_t pid = -1;
   int pidfd = -1;
-  int parent_fds[kMaxChildFds] = {-1, -1, -1, -1};  // host ends of Pipe fds, O_CLOEXEC
-  const char* stage = nullptr;                      // set on failure before exec
-  int error = 0;                                    // errno of that stage
+  int parent_fds[kMaxChildFds] = {-1, -1, -1, -1, -1, -1, -1, -1};  // host ends of Pipe slots, O_CLOEXEC
+  const char* stage = nullptr;                                      // set on failure before exec
+  int error = 0;                                                    // errno of that stage
 };
 
-// Per-host-thread resources reused across spawns (the child stack, an O_CLOEXEC /dev/null).
+// Per-caller-thread resources reused across spawns (the child stack, an O_CLOEXEC /dev/null).
 struct SpawnContext {
   void* stack = nullptr;
   size_t stack_size = 0;

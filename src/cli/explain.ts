@@ -4,13 +4,11 @@
  * running anything.
  */
 import { isSandboxUnavailableError } from '../policy/errors.js'
-import { grantsFor } from '../policy/grants.js'
-import type { SandboxPolicy } from '../policy/vocabulary.js'
-import { bubblewrapArgv } from '../sandbox/bubblewrap.js'
-import { FS, NET, planRuleset, SCOPE, statPath } from '../sandbox/landlock.js'
-import { LocalSandbox } from '../sandbox/local-sandbox.js'
-import { hostSeccompArch, seccompRulesFor } from '../sandbox/seccomp.js'
-import { selectBackend } from '../sandbox/select.js'
+import { FS, NET, SCOPE } from '../sandbox/landlock.js'
+import { type ConfinedSpawn, LocalSandbox } from '../sandbox/local-sandbox.js'
+import type { ConfinementPlan } from '../sandbox/plan.js'
+import type { SyscallRule } from '../sandbox/seccomp.js'
+import { seccompRulesFor } from '../sandbox/seccomp-policy.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 
 /** `cordon explain --help`. */
@@ -41,9 +39,17 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
   const sandbox = await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
   try {
     const caps = sandbox.capabilities
-    let choice: ReturnType<typeof selectBackend>
+    let confined: ConfinedSpawn
     try {
-      choice = selectBackend(caps, policy as SandboxPolicy)
+      confined = sandbox.confine(
+        {
+          argv: ['bash', '-c', '<command>'],
+          cwd: process.cwd(),
+          graceMs: 3000,
+          stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+        },
+        policy,
+      )
     } catch (error) {
       if (!isSandboxUnavailableError(error)) throw error
       return {
@@ -53,68 +59,56 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         capabilities: caps,
       }
     }
-    const grants = grantsFor(policy, { tempDir: '/tmp/cordon-tmp-<session>' })
-    const why = `${choice.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${choice.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
-    const chosen = {
-      policy,
-      backend: choice.backend,
-      enforcement: choice.enforcement,
-      why,
-      limitations: choice.capability.limitations,
-    }
-    if (choice.backend === 'bubblewrap') {
-      const argv = bubblewrapArgv(grants, {
-        bwrapPath: choice.capability.executable ?? 'bwrap',
-        network: policy.network ?? 'inherit',
-        tempDir: grants.tempDir,
-        cwd: process.cwd(),
-        command: ['bash', '-c', '<command>'],
-      })
-      return {
-        ...chosen,
-        bubblewrap: { version: choice.capability.version, argv },
-        capabilities:
-          'bwrap drops every capability inside (--cap-drop ALL); no_new_privs' +
-          (choice.capability.seccomp ? '; seccomp refuses io_uring and foreign-architecture syscalls' : '') +
-          (choice.capability.landlockScopes
-            ? '; a Landlock scope refuses host abstract unix sockets and signals to host processes'
-            : ''),
-      }
-    }
-    const abi = choice.capability.abi ?? 0
-    // The session temp dir does not exist until a run: explain it as the directory it will be.
-    const plan = planRuleset(grants, abi, (path) =>
-      path.includes('<session>') ? { dev: 0, ino: 0, directory: true } : statPath(path),
-    )
-    const arch = hostSeccompArch()
-    const seccomp = arch
-      ? seccompRulesFor({
-          arch,
-          mode: policy.mode as 'read-only' | 'workspace-write',
-          network: policy.network ?? 'inherit',
-        })
-      : undefined
+    const plan = confined.plan as ConfinementPlan
+    const capability = caps.backends[plan.backend]
+    const why = `${plan.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${plan.account.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
+    const seccomp = seccompRulesFor(plan.seccomp.input)
+    const s = plan.steps
     return {
-      ...chosen,
-      landlock: {
-        abi,
-        handledFs: bitNames(plan.handledFs, FS),
-        handledNet: bitNames(plan.handledNet, NET),
-        scoped: bitNames(plan.scoped, SCOPE),
-        rules: plan.rules.map((r) => ({ path: r.path, allowed: bitNames(r.allowed, FS), origin: r.origin })),
+      policy,
+      backend: plan.backend,
+      enforcement: plan.account.enforcement,
+      why,
+      classes: plan.account.classes,
+      limitations: capability?.limitations ?? [],
+      landlock: plan.ruleset && {
+        abi: plan.ruleset.abi,
+        handledFs: bitNames(plan.ruleset.handledFs, FS),
+        handledNet: bitNames(plan.ruleset.handledNet, NET),
+        scoped: bitNames(plan.ruleset.scoped, SCOPE),
+        rules: plan.ruleset.rules.map((r) => ({ path: r.path, allowed: bitNames(r.allowed, FS), origin: r.origin })),
       },
-      seccomp: seccomp && {
+      seccomp: plan.seccomp.program && {
         arch: seccomp.arch,
-        refuseForeignArchAndX32: true,
-        refuse: seccomp.refuse,
-        refuseIoctls: (seccomp.ioctlCommands ?? []).map((n) => `0x${n.toString(16)}`),
-        socketFamiliesAllowed: seccomp.socketFamilies ?? 'all',
+        instructions: plan.seccomp.program.length / 8,
+        rules: seccomp.rules.map(describeRule),
       },
-      capabilities: 'every capability set emptied; securebits locked; no_new_privs',
+      namespaces: plan.namespaces,
+      steps: {
+        rlimits: s.rlimits,
+        capabilities: `every capability set emptied${s.dropBounding ? ', the bounding set dropped and the securebits locked' : ''}`,
+        noNewPrivs: s.noNewPrivs,
+        supervisor: 'cordon-exec, outside the sandbox: a subreaper that ends every descendant with the run',
+      },
+      ...(plan.backend === 'bubblewrap'
+        ? { bubblewrap: { version: capability?.version, argv: confined.spec.argv } }
+        : {}),
+      tempDir: plan.tempDir,
     }
   } finally {
     await sandbox.dispose()
   }
+}
+
+/** One seccomp rule in words. */
+function describeRule(rule: SyscallRule): string {
+  if ('refuse' in rule) return `refuse ${rule.name}`
+  if ('allowOnly' in rule)
+    return `${rule.name}: allow only when ${rule.allowOnly.map((c) => `arg${c.arg} in {${c.oneOf.join(',')}}`).join(' and ')}`
+  if ('refuseWhen' in rule)
+    return `${rule.name}: refuse when arg${rule.refuseWhen.arg} in {${rule.refuseWhen.oneOf.join(',')}}`
+  const hex = (n: number) => `0x${(n >>> 0).toString(16)}`
+  return `ioctl: refuse ${rule.commands.map(hex).join(' ')}${rule.inodeFamilies ? `; refuse inode-changing families ${rule.inodeFamilies.map(hex).join(' ')} except ${(rule.allowed ?? []).map(hex).join(' ')}` : ''}`
 }
 
 /** The explanation as text a person reads. */
@@ -133,9 +127,12 @@ export function renderExplanation(report: Record<string, unknown>): string {
       scoped: string[]
       rules: { path: string; allowed: string[]; origin: string }[]
     }
-    seccomp?: { arch: string; refuse: string[]; refuseIoctls: string[]; socketFamiliesAllowed: number[] | 'all' }
+    seccomp?: { arch: string; instructions: number; rules: string[] }
+    classes?: Record<string, { governed: boolean; how: string }>
+    namespaces?: { ipc: boolean; net: boolean; user: boolean }
+    steps?: { capabilities: string; supervisor: string; rlimits?: { resource: number; soft: number; hard: number }[] }
     bubblewrap?: { version?: string; argv: string[] }
-    capabilities?: string
+    tempDir?: string
   }
   const p = r.policy
   const lines = [
@@ -144,6 +141,9 @@ export function renderExplanation(report: Record<string, unknown>): string {
   ]
   if (r.why) lines.push(`why: ${r.why}`)
   if (r.error) lines.push(`error: ${r.error.message}`)
+  for (const [name, v] of Object.entries(r.classes ?? {})) {
+    if (name !== 'signals') lines.push(`  ${v.governed ? 'governed' : 'NOT governed'}: ${name}: ${v.how}`)
+  }
   for (const l of r.limitations ?? []) lines.push(`limitation: ${l}`)
   if (r.landlock) {
     const l = r.landlock
@@ -154,9 +154,15 @@ export function renderExplanation(report: Record<string, unknown>): string {
   }
   if (r.seccomp) {
     const s = r.seccomp
-    lines.push(`seccomp (${s.arch}): refuse foreign-architecture and x32 syscalls; refuse ${s.refuse.join(' ')}`)
-    if (s.refuseIoctls.length) lines.push(`  refuse ioctl ${s.refuseIoctls.join(' ')}`)
-    lines.push(`  sockets: ${s.socketFamiliesAllowed === 'all' ? 'every family' : 'AF_UNIX only'}`)
+    lines.push(`seccomp (${s.arch}, ${s.instructions} instructions): refuse foreign-architecture and x32 syscalls`)
+    for (const rule of s.rules) lines.push(`  ${rule}`)
+  }
+  if (r.namespaces) {
+    const n = r.namespaces
+    const names = [n.ipc && 'ipc', n.net && 'network (loopback only)', n.user && 'user (to allow the others)'].filter(
+      Boolean,
+    )
+    if (names.length > 0) lines.push(`private namespaces: ${names.join(', ')}`)
   }
   if (r.bubblewrap) {
     lines.push(`bubblewrap${r.bubblewrap.version ? ` (${r.bubblewrap.version})` : ''} argv:`)
@@ -164,7 +170,12 @@ export function renderExplanation(report: Record<string, unknown>): string {
       `  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
     )
   }
-  if (r.capabilities) lines.push(`capabilities: ${r.capabilities}`)
+  if (r.steps) {
+    lines.push(`capabilities: ${r.steps.capabilities}; no_new_privs`)
+    lines.push(`limits: ${(r.steps.rlimits ?? []).map((l) => `rlimit ${l.resource} = ${l.soft}`).join(', ')}`)
+    lines.push(`supervisor: ${r.steps.supervisor}`)
+  }
+  if (r.tempDir) lines.push(`TMPDIR: ${r.tempDir} (this session's private temp dir)`)
   return `${lines.join('\n')}\n`
 }
 

@@ -8,12 +8,15 @@
  */
 import os from 'node:os'
 import type { z } from 'zod'
+import { CONFINEMENT_STAGES, type SpawnStage } from './spawn-stages.js'
 import type { SandboxMode } from './vocabulary.js'
 
 /** The code of a SandboxUnavailableError. */
 export const SANDBOX_UNAVAILABLE = 'SANDBOX_UNAVAILABLE'
 /** The code of an InvalidRequestError. */
 export const INVALID_REQUEST = 'INVALID_REQUEST'
+/** The code of a RootChangedError. */
+export const ROOT_CHANGED = 'ROOT_CHANGED'
 
 /** What to do when no backend can enforce a confined mode (cordon runs on Linux and macOS). */
 export const DEFAULT_SANDBOX_REMEDY =
@@ -22,24 +25,7 @@ export const DEFAULT_SANDBOX_REMEDY =
 /** Why, when nothing more specific is known. */
 export const DEFAULT_SANDBOX_REASON = 'no sandbox backend is usable on this host'
 
-/** Where a spawn failed: the native child reports the last step it attempted before `exec`. */
-export type SpawnStage =
-  | 'fork'
-  | 'setsid'
-  | 'pipe'
-  | 'chdir'
-  | 'dup2'
-  | 'rlimit'
-  | 'caps'
-  | 'no_new_privs'
-  | 'landlock'
-  | 'seccomp'
-  | 'exec'
-  | 'pidfd'
-  | (string & {})
-
-/** The stages that confine the child: a failure there is the sandbox's, not the command's. */
-export const CONFINEMENT_STAGES = ['caps', 'no_new_privs', 'landlock', 'seccomp'] as const
+export { CONFINEMENT_STAGES, SPAWN_STAGES, type SpawnStage } from './spawn-stages.js'
 
 /** Whether a failure at `stage` is a runner (confinement) failure rather than an ordinary spawn error. */
 export function isConfinementStage(stage: string): boolean {
@@ -125,6 +111,8 @@ export interface SpawnErrorInit {
   errno: number
   /** The path involved (the executable for `exec`, the directory for `chdir`). */
   path?: string | undefined
+  /** What the runner said about it, when it said more than an errno (bwrap's own line). */
+  detail?: string | undefined
   cause?: unknown
 }
 
@@ -136,17 +124,20 @@ export class SpawnError extends Error {
   /** Positive kernel errno. */
   readonly errno: number
   readonly path: string | undefined
+  readonly detail: string | undefined
 
   constructor(init: SpawnErrorInit) {
-    const code = errnoName(init.errno)
+    // errno 0: the runner refused without an errno (a wrapper's own message is the detail).
+    const code = init.errno === 0 ? 'ERUNNER' : errnoName(init.errno)
     super(
-      `spawn failed at ${init.stage}: ${code}${init.path === undefined ? '' : ` (${init.path})`}`,
+      `spawn failed at ${init.stage}: ${code}${init.path === undefined ? '' : ` (${init.path})`}${init.detail === undefined ? '' : `: ${init.detail}`}`,
       init.cause === undefined ? undefined : { cause: init.cause },
     )
     this.code = code
     this.stage = init.stage
     this.errno = Math.abs(init.errno)
     this.path = init.path
+    this.detail = init.detail
   }
 }
 
@@ -201,6 +192,30 @@ function formatIssuePath(segments: readonly PropertyKey[]): string {
     else out += out === '' ? String(segment) : `.${String(segment)}`
   }
   return out
+}
+
+/**
+ * A root of this session is no longer the directory it was when the session first used it (it
+ * was replaced, e.g. by a symlink, between two runs). Nothing was run. Not SANDBOX_UNAVAILABLE:
+ * the sandbox works, the request's root is what changed (harnesses fall back to
+ * danger-full-access on SANDBOX_UNAVAILABLE, which must not be the answer to a swapped root).
+ */
+export class RootChangedError extends Error {
+  override readonly name = 'RootChangedError' as const
+  readonly code = ROOT_CHANGED
+  constructor(
+    readonly path: string,
+    readonly sessionId: string | undefined,
+  ) {
+    super(
+      `cordon: the root ${path} is not the directory this session${sessionId === undefined ? '' : ` (${sessionId})`} first used (it was replaced since); nothing was run. Resolve the root again in a new session if the change is wanted.`,
+    )
+  }
+}
+
+/** Whether `value` is a RootChangedError, from this realm or any other. */
+export function isRootChangedError(value: unknown): value is RootChangedError {
+  return hasBrand(value, 'RootChangedError', ROOT_CHANGED)
 }
 
 function hasBrand(value: unknown, name: string, code: string): boolean {

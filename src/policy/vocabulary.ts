@@ -30,17 +30,57 @@ export const SANDBOX_ENFORCEMENTS = ['full', 'partial'] as const
 /** `full`: every promised effect class held; `partial`: only a subset did. */
 export type SandboxEnforcement = (typeof SANDBOX_ENFORCEMENTS)[number]
 
-/** The classes of effect enforcement is counted over. */
-export const EFFECT_CLASSES = ['content', 'names', 'metadata', 'network', 'signals'] as const
-
 /**
- * `content` (write, truncate), `names` (create, remove, rename, link), `metadata`
- * (chmod, chown, utime, xattr), and, when the policy asks, `network` and `signals`.
+ * The classes of effect enforcement is counted over: `content` (write, truncate), `names`
+ * (create, remove, rename, link), `metadata` (chmod, chown, utime, xattr, inode ioctls),
+ * `network` (when the policy denies it), `processes` (signals and process control of anything
+ * outside the sandbox: kill, ptrace, prlimit, scheduling, priority), `ipc` (SysV, POSIX message
+ * queues), `keyrings`, `terminals` (injection into or reading of other terminals), `lifetime`
+ * (nothing the command started outlives the run), `resources` (when the policy sets limits).
+ * `signals` is the former name of `processes`, kept as an alias: it is listed wherever
+ * `processes` is.
  */
+export const EFFECT_CLASSES = [
+  'content',
+  'names',
+  'metadata',
+  'network',
+  'processes',
+  'ipc',
+  'keyrings',
+  'terminals',
+  'lifetime',
+  'resources',
+  'signals',
+] as const
+
+/** One class of effect (see {@link EFFECT_CLASSES}). */
 export type EffectClass = (typeof EFFECT_CLASSES)[number]
 
 /** The effect classes every confined mode promises, whatever else the policy asks. */
 export const FILE_EFFECT_CLASSES = ['content', 'names', 'metadata'] as const satisfies readonly EffectClass[]
+
+/** The classes every confined run promises, besides `network` (deny) and `resources` (limits). */
+export const ALWAYS_PROMISED_CLASSES = [
+  'content',
+  'names',
+  'metadata',
+  'processes',
+  'ipc',
+  'keyrings',
+  'terminals',
+  'lifetime',
+] as const satisfies readonly EffectClass[]
+
+/** Optional resource limits of a confined run (absent: none applies, and `resources` is not promised). */
+export interface ResourceLimits {
+  /** Most processes of the run's uid (RLIMIT_NPROC; it does not bind uid 0). */
+  processes?: number | undefined
+  /** Most bytes of address space per process (RLIMIT_AS). */
+  addressSpaceBytes?: number | undefined
+  /** Largest file a process may write (RLIMIT_FSIZE). */
+  fileSizeBytes?: number | undefined
+}
 
 /** Network policies: `inherit` leaves the host's network alone; `deny` asks the backend to cut it. */
 export const NETWORK_POLICIES = ['inherit', 'deny'] as const
@@ -69,6 +109,8 @@ export interface SandboxExecutionPolicy {
   hiddenPaths?: readonly string[] | undefined
   /** cordon: refuse a backend that enforces this policy only `partial`ly. */
   requireEnforcement?: 'full' | undefined
+  /** cordon: resource limits of the run (processes, address space, file size). */
+  limits?: ResourceLimits | undefined
 }
 
 /** The policy a backend's `confine()` accepts: the mode narrowed to a confined one. */
@@ -97,6 +139,12 @@ export const EffectClassSchema = z.enum(EFFECT_CLASSES)
 /** Validates a NetworkPolicy. */
 export const NetworkPolicySchema = z.enum(NETWORK_POLICIES)
 
+const limit = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
+/** Validates ResourceLimits. */
+export const ResourceLimitsSchema = z
+  .object({ processes: limit.optional(), addressSpaceBytes: limit.optional(), fileSizeBytes: limit.optional() })
+  .strict()
+
 /** Validates a SandboxExecutionPolicy's shape (canonical paths need the file system: see resolvePolicy). */
 export const SandboxExecutionPolicySchema = z
   .object({
@@ -108,6 +156,7 @@ export const SandboxExecutionPolicySchema = z
     protectedPaths: z.array(absolutePath).readonly().optional(),
     hiddenPaths: z.array(absolutePath).readonly().optional(),
     requireEnforcement: z.literal('full').optional(),
+    limits: ResourceLimitsSchema.optional(),
   })
   .strict()
 

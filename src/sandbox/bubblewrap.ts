@@ -6,13 +6,17 @@
  * and a later mount shadows an earlier one at the same path or above it):
  *
  *   BWRAP
- *   --die-with-parent --new-session            the sandbox dies with the host; the command leads
- *                                              its own session (no TIOCSTI into a terminal)
+ *   --die-with-parent [--new-session]          the sandbox dies with the host; the command leads
+ *                                              its own session (not for a terminal, whose job
+ *                                              control needs the terminal's session)
  *   --unshare-user --disable-userns            own user namespace, and no nested one (a nested
  *                                              user namespace could mount over the read-only view)
- *   --unshare-pid                              own pid namespace: host processes are invisible, so
- *                                              they cannot be signalled or ptraced; the sandbox's
- *                                              init kills every descendant when the command exits
+ *   --unshare-pid --as-pid-1                   own pid namespace: host processes are invisible, so
+ *                                              they cannot be signalled or ptraced; its init is
+ *                                              cordon-exec (below), and when it exits the kernel
+ *                                              kills every descendant
+ *   --unshare-ipc                              own IPC namespace: host SysV IPC and message queues
+ *                                              are unreachable
  *   [--unshare-net]                            iff network is `deny`: a private network namespace
  *                                              holding only loopback
  *   --cap-drop ALL                             a root caller is not root inside
@@ -29,7 +33,12 @@
  *                                              set host sysctls) or any other /proc file
  *   [--setenv TMPDIR T]                        iff a temp dir is granted
  *   [--chdir CWD]                              iff a cwd is given (never bwrap's silent fallback)
- *   -- COMMAND...
+ *   --json-status-fd 4                         bwrap names the init's pid (the host signals it)
+ *   -- CORDON-EXEC init --status-fd 3 …       the command's supervisor inside: it applies the
+ *        -- COMMAND...                         Landlock write domain (ruleset on fd 5) and the
+ *                                              seccomp program to the command it forks, forwards
+ *                                              TERM with the grace, and reports the command's
+ *                                              real exit or signal on fd 3
  *
  * The host /tmp and /var/tmp are deliberately NOT covered by a tmpfs: the grant table reads `/`
  * everywhere, so they stay visible and read-only (EROFS), exactly as under Landlock, and a
@@ -49,9 +58,14 @@ export interface BubblewrapArgvOptions {
   tempDir?: string | undefined
   /** The working directory inside the sandbox (`--chdir`). */
   cwd?: string | undefined
-  /** The command and its arguments. */
+  /** The command and its arguments (for a confined run: cordon-exec init … -- COMMAND). */
   command: readonly string[]
+  /** A terminal's run keeps the terminal's session (no `--new-session`). */
+  terminal?: boolean | undefined
 }
+
+/** The fds a wrapped run's supervisor uses inside bwrap (the runtime installs them). */
+export const WRAPPED_FDS = { status: 3, json: 4, ruleset: 5 } as const
 
 /** The `bwrap` argv that runs `options.command` confined to `grants`, in the invariant's order. */
 export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOptions): string[] {
@@ -60,14 +74,9 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.tempDir !== undefined && !grants.writable.some((w) => w.path === options.tempDir)) {
     throw new Error(`bubblewrapArgv: temp dir ${options.tempDir} is not a writable grant`)
   }
-  const argv = [
-    options.bwrapPath,
-    '--die-with-parent',
-    '--new-session',
-    '--unshare-user',
-    '--disable-userns',
-    '--unshare-pid',
-  ]
+  const argv = [options.bwrapPath, '--die-with-parent']
+  if (options.terminal !== true) argv.push('--new-session')
+  argv.push('--unshare-user', '--disable-userns', '--unshare-pid', '--as-pid-1', '--unshare-ipc')
   if (options.network === 'deny') argv.push('--unshare-net')
   argv.push('--cap-drop', 'ALL')
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
@@ -76,6 +85,7 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   argv.push('--remount-ro', '/dev', '--remount-ro', '/proc')
   if (options.tempDir !== undefined) argv.push('--setenv', 'TMPDIR', options.tempDir)
   if (options.cwd !== undefined) argv.push('--chdir', options.cwd)
+  argv.push('--json-status-fd', String(WRAPPED_FDS.json))
   argv.push('--', ...options.command)
   return argv
 }

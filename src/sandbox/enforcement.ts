@@ -1,67 +1,164 @@
 /**
- * Enforcement, told truthfully: which effect classes a backend governs for a mode and network
- * policy, and whether that is every class the policy promises (`full`) or only some (`partial`).
- *
- * Landlock + seccomp: content (write, truncate, device ioctl) needs ABI 5, names (create, remove,
- * rename and link across directories) ABI 2, metadata only in `read-only` and only with the
- * seccomp filter (Landlock does not govern chmod/chown/utime/xattr, and `workspace-write` cannot
- * refuse them outside the root while allowing them inside), network needs the seccomp socket
- * filter (Landlock itself covers TCP only, from ABI 4), signals need ABI 6.
+ * Enforcement, told truthfully: for one backend, host and policy, every effect class the policy
+ * promises with how it holds (or why it does not), and the verdict — `full` iff every promised
+ * class holds. Pure functions of the probe's facts; the probe's canary checks the same classes
+ * on the real kernel before a backend is called usable.
  */
-import type { ConfinedSandboxMode, EffectClass, NetworkPolicy, SandboxEnforcement } from '../policy/vocabulary.js'
-import { landlockGoverns, promisedClasses } from './landlock.js'
+import type { ClassVerdict, EnforcementAccount, SandboxBackendName } from '../policy/backends.js'
+import {
+  ALWAYS_PROMISED_CLASSES,
+  type ConfinedSandboxMode,
+  type EffectClass,
+  type NetworkPolicy,
+  type ResourceLimits,
+} from '../policy/vocabulary.js'
 
-/** What the Landlock backend could set up on this host (from the probe). */
-export interface LandlockHostFacts {
+/** What the probe learned about the host, as far as the accounts care. */
+export interface BackendFacts {
+  /** The Landlock ABI the plan drives (0: none). */
   abi: number
-  /** The seccomp filter loads (metadata and socket refusals are available). */
+  /** The seccomp program loads. */
   seccomp: boolean
+  /** A supervisor outside the sandbox runs every command (cordon-exec). */
+  supervisor: boolean
+  /** Private namespaces available to a run. */
+  namespaces: { ipc: boolean; net: boolean }
+  /** The command runs as uid 0 (RLIMIT_NPROC does not bind it). */
+  uid0: boolean
 }
 
-/** The classes governed, and the verdict, for one mode and network policy. */
-export interface EnforcementAccount {
-  enforcement: SandboxEnforcement
-  governed: EffectClass[]
-  /** Promised classes that are not governed (empty iff `full`). */
-  ungoverned: EffectClass[]
+/** The parts of a policy the accounts read. */
+export interface AccountPolicy {
+  mode: ConfinedSandboxMode
+  network?: NetworkPolicy | undefined
+  limits?: ResourceLimits | undefined
 }
 
-/** The effect classes Landlock (+ seccomp) governs for `mode` on a host with `facts`. */
-export function landlockGovernedClasses(facts: LandlockHostFacts, mode: ConfinedSandboxMode): EffectClass[] {
-  const ll = landlockGoverns(facts.abi)
-  const classes: EffectClass[] = []
-  if (ll.content) classes.push('content')
-  if (ll.names) classes.push('names')
-  if (mode === 'read-only' && facts.seccomp) classes.push('metadata')
-  if (facts.seccomp) classes.push('network')
-  if (ll.signals) classes.push('signals')
+/** The classes `policy` promises: every confined run's, plus network when denied, plus resources when limited. */
+export function promisedClasses(policy: AccountPolicy): EffectClass[] {
+  const classes: EffectClass[] = [...ALWAYS_PROMISED_CLASSES]
+  if (policy.network === 'deny') classes.push('network')
+  if (policy.limits !== undefined && Object.values(policy.limits).some((v) => v !== undefined))
+    classes.push('resources')
   return classes
 }
 
-/** `full` iff every class the policy promises is governed; never `full` otherwise. */
-export function landlockEnforcement(
-  facts: LandlockHostFacts,
-  mode: ConfinedSandboxMode,
-  network: NetworkPolicy,
+const yes = (how: string): ClassVerdict => ({ governed: true, how })
+const no = (how: string): ClassVerdict => ({ governed: false, how })
+
+function resourcesVerdict(facts: BackendFacts, limits: ResourceLimits | undefined): ClassVerdict {
+  if (limits?.processes !== undefined && facts.uid0) {
+    return no('RLIMIT_NPROC does not bind uid 0: the process limit is not enforced for a root command')
+  }
+  return yes('setrlimit in the command before exec (RLIMIT_NPROC, RLIMIT_AS, RLIMIT_FSIZE as asked)')
+}
+
+function account(classes: Partial<Record<EffectClass, ClassVerdict>>, promised: EffectClass[]): EnforcementAccount {
+  const governed = promised.filter((c) => classes[c]?.governed === true)
+  const ungoverned = promised.filter((c) => classes[c]?.governed !== true)
+  const listed: Partial<Record<EffectClass, ClassVerdict>> = {}
+  for (const c of promised) listed[c] = classes[c] ?? no('not governed by this backend')
+  // `signals` is the old name of `processes`: listed wherever processes is.
+  if (listed.processes) listed.signals = listed.processes
+  if (governed.includes('processes')) governed.push('signals')
+  return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', classes: listed, governed, ungoverned }
+}
+
+/** The Landlock (+ seccomp + supervisor) account for one policy. */
+export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): EnforcementAccount {
+  const { abi, seccomp } = facts
+  const c: Partial<Record<EffectClass, ClassVerdict>> = {}
+  c.content =
+    abi >= 5
+      ? yes('Landlock write, truncate and device-ioctl rights outside the writable set')
+      : no(`Landlock ABI ${abi} < 5 leaves truncation or device ioctls ungoverned (Linux 6.7+ has ABI 5)`)
+  c.names =
+    abi >= 2
+      ? yes('Landlock create, remove, rename and link rights outside the writable set')
+      : no('Landlock ABI 1 cannot refuse renames and links across directories')
+  c.metadata =
+    policy.mode !== 'read-only'
+      ? no(
+          'workspace-write: chmod, chown, utime and xattrs outside the writable roots are not Landlock rights (bubblewrap governs them)',
+        )
+      : seccomp
+        ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
+        : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
+  if (policy.network === 'deny') {
+    c.network = !seccomp
+      ? no('seccomp filters do not load: non-TCP sockets are ungoverned')
+      : facts.namespaces.net
+        ? yes('a private network namespace holding only loopback; AF_UNIX and AF_VSOCK sockets refused')
+        : abi >= 4
+          ? yes('seccomp refuses socket() (loopback included: no private namespace here); Landlock refuses TCP')
+          : yes('seccomp refuses socket() (loopback included: no private namespace here)')
+  }
+  c.processes =
+    abi >= 6 && seccomp
+      ? yes(
+          'Landlock scopes refuse signals and ptrace outside the sandbox; seccomp allows prlimit, scheduling and priority only on the caller itself',
+        )
+      : no(
+          abi < 6
+            ? `Landlock ABI ${abi} < 6 has no signal scope`
+            : 'seccomp filters do not load: prlimit and scheduling of other processes are ungoverned',
+        )
+  c.ipc = facts.namespaces.ipc
+    ? yes('a private IPC namespace (SysV and POSIX message queues of the host are unreachable)')
+    : seccomp
+      ? yes('seccomp refuses SysV IPC and POSIX message queues')
+      : no('no IPC namespace and no seccomp: host SysV IPC and message queues are reachable')
+  c.keyrings = seccomp ? yes('seccomp refuses add_key, request_key and keyctl') : no('seccomp filters do not load')
+  c.terminals =
+    seccomp && abi >= 1
+      ? yes(
+          'seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX; /dev is readable only for null, zero, full, random, urandom and tty',
+        )
+      : no('seccomp filters do not load: terminal injection is ungoverned')
+  c.lifetime = facts.supervisor
+    ? yes(
+        'a supervisor outside the sandbox (cordon-exec, a subreaper) ends every descendant with the run and dies with the host',
+      )
+    : no('the cordon-exec helper is missing: descendants that leave the process group can outlive the run')
+  c.resources = resourcesVerdict(facts, policy.limits)
+  return account(c, promisedClasses(policy))
+}
+
+/** The bubblewrap (+ cordon-exec inside: Landlock writes, seccomp) account for one policy. */
+export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): EnforcementAccount {
+  const { abi, seccomp } = facts
+  const c: Partial<Record<EffectClass, ClassVerdict>> = {}
+  const layered = abi >= 3
+  c.content = layered
+    ? yes(
+        'read-only binds outside the writable set, plus a Landlock write domain inside (FIFOs, sockets, /proc/self/fd reopens)',
+      )
+    : no(
+        'no Landlock inside bwrap (ABI < 3): writes to existing FIFOs and reopens through /proc/self/fd are ungoverned',
+      )
+  c.names = yes('read-only binds outside the writable set (EROFS)')
+  c.metadata = yes('read-only binds refuse chmod, chown, utime and xattrs outside the writable set')
+  if (policy.network === 'deny') c.network = yes('a private network namespace (--unshare-net) holding only loopback')
+  c.processes = yes('a private pid namespace: host processes cannot be named, signalled or controlled')
+  c.ipc = yes('a private IPC namespace (--unshare-ipc)')
+  c.keyrings = seccomp
+    ? yes('seccomp inside refuses add_key, request_key and keyctl')
+    : no('seccomp filters do not load: the host session keyring is reachable')
+  c.terminals = seccomp
+    ? yes('a fresh /dev without host ptys; seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX')
+    : no('seccomp filters do not load: TIOCSTI into an inherited terminal is ungoverned')
+  c.lifetime = facts.supervisor
+    ? yes('the pid namespace ends with its init (cordon-exec) and bwrap dies with the host')
+    : no('the cordon-exec helper is missing')
+  c.resources = resourcesVerdict(facts, policy.limits)
+  return account(c, promisedClasses(policy))
+}
+
+/** The account of `backend` for `policy`. */
+export function accountFor(
+  backend: SandboxBackendName,
+  facts: BackendFacts,
+  policy: AccountPolicy,
 ): EnforcementAccount {
-  const governed = landlockGovernedClasses(facts, mode)
-  const ungoverned = promisedClasses(network).filter((c) => !governed.includes(c))
-  return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', governed, ungoverned }
-}
-
-/**
- * The effect classes bubblewrap governs, for either confined mode: content, names and metadata
- * outside the writable binds (a read-only bind refuses all three with EROFS, chmod and utime
- * included, while they stay allowed inside the roots), network (`--unshare-net` when denied),
- * and signals (`--unshare-pid`: host processes cannot be named, so they cannot be signalled).
- */
-export function bubblewrapGovernedClasses(): EffectClass[] {
-  return ['content', 'names', 'metadata', 'network', 'signals']
-}
-
-/** bubblewrap's account for a mode and network policy: `full`, as every promised class is governed. */
-export function bubblewrapEnforcement(network: NetworkPolicy): EnforcementAccount {
-  const governed = bubblewrapGovernedClasses()
-  const ungoverned = promisedClasses(network).filter((c) => !governed.includes(c))
-  return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', governed, ungoverned }
+  return backend === 'landlock' ? landlockAccount(facts, policy) : bubblewrapAccount(facts, policy)
 }

@@ -8,11 +8,15 @@
 import { accessSync, constants, existsSync, lstatSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, resolve, sep } from 'node:path'
 
-/** The denial text each backend's kernel mechanism produces (errno strings, lower case). */
-export const DENIAL_SIGNATURES: Readonly<Record<string, string>> = {
-  landlock: 'permission denied', // EACCES
-  bubblewrap: 'read-only file system', // EROFS
-  seatbelt: 'operation not permitted', // EPERM
+/**
+ * The denial text each backend's kernel mechanisms produce (errno strings, lower case): EACCES
+ * for Landlock; EROFS for bubblewrap's read-only binds, and EACCES for the Landlock write domain
+ * cordon layers inside (existing FIFOs, reopens); EPERM for Seatbelt.
+ */
+export const DENIAL_SIGNATURES: Readonly<Record<string, readonly string[]>> = {
+  landlock: ['permission denied'],
+  bubblewrap: ['read-only file system', 'permission denied'],
+  seatbelt: ['operation not permitted'],
 }
 
 /** What the classifier needs to know about one finished run. */
@@ -121,12 +125,13 @@ function notExecutable(path: string, exitCode: number): boolean {
 /** Classifies one finished run; `denied` never holds for exit 0, a signal death or a runner failure. */
 export function classifyDenial(input: DenialInput): DenialFacts {
   const none: DenialFacts = { denied: false, deniedPaths: [] }
-  const signature = DENIAL_SIGNATURES[input.backend]
-  if (signature === undefined || input.runnerFailed || input.exitCode === null || input.exitCode === 0) return none
+  const signatures = DENIAL_SIGNATURES[input.backend]
+  if (signatures === undefined || input.runnerFailed || input.exitCode === null || input.exitCode === 0) return none
   const deniedPaths: string[] = []
   const bases = [...(input.command ? directoriesIn(input.command, input.cwd).reverse() : []), input.cwd]
   for (const line of input.stderr.split(/\r?\n/)) {
-    if (!line.toLowerCase().includes(signature)) continue
+    const lower = line.toLowerCase()
+    if (!signatures.some((s) => lower.includes(s))) continue
     for (const path of pathsInLine(line, input.cwd, bases)) {
       if (input.writable.some((root) => isWithin(path, root))) continue
       // Landlock grants read and execute everywhere: a refused exec is the file's own mode.

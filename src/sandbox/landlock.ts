@@ -1,14 +1,11 @@
 /**
- * The Landlock backend's plan: a policy's grants (`grantsFor`) turned into rights masks for the
- * kernel's ABI, a ruleset fd built in the host, and a cache of those fds keyed by what the rules
- * actually name — the (device, inode) of every granted path — so a recreated root is never served
- * a stale ruleset. The cache is an LRU; evicted fds are closed after a grace period (a spec that
- * was confined just before the eviction may still be spawned), and all of them on dispose.
+ * The Landlock rights vocabulary and one ruleset's plan: entries (a path and its rights) turned
+ * into rules for the kernel's ABI, each pinned to the (device, inode) it was computed for, and the
+ * ruleset fd built from them in the host. Which entries a plan has is decided in plan.ts.
  */
 import fs from 'node:fs'
 import { InvalidRequestError } from '../policy/errors.js'
-import type { FsAccess, SandboxGrants } from '../policy/grants.js'
-import type { EffectClass } from '../policy/vocabulary.js'
+import type { FsAccess } from '../policy/grants.js'
 
 /** Landlock filesystem rights (`LANDLOCK_ACCESS_FS_*`). */
 export const FS = {
@@ -39,6 +36,25 @@ export const SCOPE = { ABSTRACT_UNIX_SOCKET: 1, SIGNAL: 2 } as const
 /** The rights that apply to a non-directory: a rule on a file carrying any other right is EINVAL. */
 export const FILE_RIGHTS = FS.EXECUTE | FS.WRITE_FILE | FS.READ_FILE | FS.TRUNCATE | FS.IOCTL_DEV
 
+/** Every right that changes the file system (what a domain layered under bubblewrap handles). */
+export const WRITE_RIGHTS =
+  FS.WRITE_FILE |
+  FS.REMOVE_DIR |
+  FS.REMOVE_FILE |
+  FS.MAKE_CHAR |
+  FS.MAKE_DIR |
+  FS.MAKE_REG |
+  FS.MAKE_SOCK |
+  FS.MAKE_FIFO |
+  FS.MAKE_BLOCK |
+  FS.MAKE_SYM |
+  FS.REFER |
+  FS.TRUNCATE |
+  FS.IOCTL_DEV
+
+/** Read rights of an open subtree: files, listings, execution. */
+export const READ_TREE = FS.READ_FILE | FS.READ_DIR | FS.EXECUTE
+
 /** The highest ABI whose rights cordon knows (newer kernels are driven at this level). */
 export const KNOWN_ABI = 7
 
@@ -68,9 +84,9 @@ export function handledFsFor(abi: number): number {
   return rights
 }
 
-/** The network rights handled at `abi` for a network policy (none unless denied, and only from ABI 4). */
-export function handledNetFor(abi: number, network: 'inherit' | 'deny'): number {
-  return abi >= 4 && network === 'deny' ? NET.BIND_TCP | NET.CONNECT_TCP : 0
+/** The network rights handled: TCP bind and connect when the network is denied without a private namespace (ABI 4+). */
+export function handledNetFor(abi: number, network: 'inherit' | 'deny', privateNet: boolean): number {
+  return abi >= 4 && network === 'deny' && !privateNet ? NET.BIND_TCP | NET.CONNECT_TCP : 0
 }
 
 /** The scopes handled at `abi`: always both from ABI 6. */
@@ -92,6 +108,16 @@ export function rightsFor(access: readonly FsAccess[]): number {
   return rights
 }
 
+/** Why a rule is in a ruleset: the read view, a writable grant, or a device. */
+export type RuleOrigin = 'read' | 'writable' | 'device'
+
+/** One entry a plan asks for, before the kernel's ABI and the path's kind cut its rights. */
+export interface RulesetEntry {
+  path: string
+  rights: number
+  origin: RuleOrigin
+}
+
 /** One rule of a ruleset: the path, its rights, and the (dev, ino) it was computed for. */
 export interface LandlockRule {
   path: string
@@ -99,11 +125,10 @@ export interface LandlockRule {
   directory: boolean
   dev: number
   ino: number
-  /** Why it is in the ruleset: read-everywhere, a writable grant, or a device. */
-  origin: 'read' | 'writable' | 'device'
+  origin: RuleOrigin
 }
 
-/** Everything needed to build one ruleset, computed purely from grants and what the paths are. */
+/** Everything needed to build one ruleset, computed purely from entries and what the paths are. */
 export interface LandlockRulesetPlan {
   abi: number
   handledFs: number
@@ -129,33 +154,35 @@ export const statPath: PathInspector = (path) => {
   }
 }
 
+/** The masks of one ruleset. */
+export interface RulesetMasks {
+  abi: number
+  handledFs: number
+  handledNet: number
+  scoped: number
+}
+
 /**
- * The ruleset for `grants` at `abi`: read/execute on `/`, the writable grants, the devices.
- * Rights are cut to what the ABI handles, and to file rights on non-directories; device creation
- * is handled and never granted. A missing device is skipped; a missing writable path throws.
+ * The ruleset for `entries`: rights cut to what is handled and, on non-directories, to file
+ * rights; device creation never granted. A missing device or read-view entry is skipped (it came
+ * and went); a missing writable path throws, never silently narrowed.
  */
 export function planRuleset(
-  grants: SandboxGrants,
-  abi: number,
+  entries: readonly RulesetEntry[],
+  masks: RulesetMasks,
   inspect: PathInspector = statPath,
 ): LandlockRulesetPlan {
-  const level = Math.min(abi, KNOWN_ABI)
-  const handledFs = handledFsFor(level)
+  const level = Math.min(masks.abi, KNOWN_ABI)
   const never = FS.MAKE_CHAR | FS.MAKE_BLOCK
-  const entries: Array<{ path: string; access: readonly FsAccess[]; origin: LandlockRule['origin'] }> = [
-    { path: grants.read.path, access: grants.read.access, origin: 'read' },
-    ...grants.writable.map((w) => ({ path: w.path, access: w.access, origin: 'writable' as const })),
-    ...grants.devices.map((d) => ({ path: d.path, access: d.access, origin: 'device' as const })),
-  ]
   const rules: LandlockRule[] = []
   const missing: string[] = []
   for (const entry of entries) {
     const info = inspect(entry.path)
     if (!info) {
-      if (entry.origin !== 'device') missing.push(entry.path)
+      if (entry.origin === 'writable') missing.push(entry.path)
       continue
     }
-    let allowed = rightsFor(entry.access) & handledFs & ~never
+    let allowed = entry.rights & masks.handledFs & ~never
     if (!info.directory) allowed &= FILE_RIGHTS
     if (allowed === 0) continue
     rules.push({
@@ -173,36 +200,25 @@ export function planRuleset(
       { context: 'cannot build the Landlock ruleset' },
     )
   }
-  const handledNet = handledNetFor(level, grants.network)
-  const scoped = scopedFor(level)
   const key = [
     `abi=${level}`,
-    `fs=${handledFs}`,
-    `net=${handledNet}`,
-    `scoped=${scoped}`,
+    `fs=${masks.handledFs}`,
+    `net=${masks.handledNet}`,
+    `scoped=${masks.scoped}`,
     ...rules.map((r) => `${r.dev}:${r.ino}:${r.allowed}:${r.path}`),
   ].join('|')
-  return { abi: level, handledFs, handledNet, scoped, attrSize: rulesetAttrSize(level), rules, key }
-}
-
-/** The effect classes the Landlock ruleset alone governs at `abi` (seccomp adds metadata and non-TCP network). */
-export function landlockGoverns(abi: number): { content: boolean; names: boolean; tcp: boolean; signals: boolean } {
   return {
-    // writes, truncation (ABI 3) and device ioctls (ABI 5)
-    content: abi >= 5,
-    // make/remove from ABI 1; rename and link across directories (REFER) from ABI 2
-    names: abi >= 2,
-    tcp: abi >= 4,
-    signals: abi >= 6,
+    abi: level,
+    handledFs: masks.handledFs,
+    handledNet: masks.handledNet,
+    scoped: masks.scoped,
+    attrSize: rulesetAttrSize(level),
+    rules,
+    key,
   }
 }
 
-/** The effect classes a mode promises, plus `network` when the policy denies it. */
-export function promisedClasses(network: 'inherit' | 'deny'): EffectClass[] {
-  return network === 'deny' ? ['content', 'names', 'metadata', 'network'] : ['content', 'names', 'metadata']
-}
-
-/** The part of the addon the ruleset builder uses. */
+/** The part of the addon the ruleset builder uses (each returns >= 0 or -errno). */
 export interface LandlockSyscalls {
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
@@ -212,6 +228,7 @@ export interface LandlockSyscalls {
 /** A ruleset could not be built (the kernel refused a step): errno and the step. */
 export class RulesetBuildError extends Error {
   override readonly name = 'RulesetBuildError'
+  readonly code = 'LANDLOCK_RULESET'
   constructor(
     readonly step: 'create' | 'add-rule',
     readonly errno: number,
@@ -229,81 +246,18 @@ export function buildRuleset(plan: LandlockRulesetPlan, sys: LandlockSyscalls): 
     const rc = sys.landlockAddPathRule(fd, rule.path, rule.allowed)
     if (rc !== 0) {
       sys.closeFd(fd)
-      throw new RulesetBuildError('add-rule', rc, rule.path)
+      throw new RulesetBuildError('add-rule', -rc, rule.path)
     }
   }
   return fd
 }
 
-/** Options for a RulesetCache. */
-export interface RulesetCacheOptions {
-  /** Most rulesets kept open; default 16. */
-  capacity?: number
-  /** How long an evicted fd stays open before it is closed (ms); default 30 s. */
-  retireAfterMs?: number
-}
-
-/** An LRU of built ruleset fds, keyed by the plan's key (ABI, masks, (dev, ino) and rights of every rule). */
-export class RulesetCache {
-  private readonly entries = new Map<string, number>()
-  private readonly retiring = new Set<number>()
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private readonly capacity: number
-  private readonly retireAfterMs: number
-
-  constructor(
-    private readonly sys: LandlockSyscalls,
-    options: RulesetCacheOptions = {},
-  ) {
-    this.capacity = Math.max(1, options.capacity ?? 16)
-    this.retireAfterMs = options.retireAfterMs ?? 30_000
-  }
-
-  /** The number of rulesets held open (cached plus retiring). */
-  get openFds(): number {
-    return this.entries.size + this.retiring.size
-  }
-
-  /** The fd for `plan`, built on a miss; the most recently used entry moves to the back. */
-  get(plan: LandlockRulesetPlan): number {
-    const hit = this.entries.get(plan.key)
-    if (hit !== undefined) {
-      this.entries.delete(plan.key)
-      this.entries.set(plan.key, hit)
-      return hit
-    }
-    const fd = buildRuleset(plan, this.sys)
-    this.entries.set(plan.key, fd)
-    while (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value as string
-      const old = this.entries.get(oldest) as number
-      this.entries.delete(oldest)
-      this.retire(old)
-    }
-    return fd
-  }
-
-  private retire(fd: number): void {
-    if (this.retireAfterMs <= 0) {
-      this.sys.closeFd(fd)
-      return
-    }
-    this.retiring.add(fd)
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      if (this.retiring.delete(fd)) this.sys.closeFd(fd)
-    }, this.retireAfterMs)
-    timer.unref()
-    this.timers.add(timer)
-  }
-
-  /** Closes every fd, cached and retiring. */
-  clear(): void {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
-    for (const fd of this.retiring) this.sys.closeFd(fd)
-    this.retiring.clear()
-    for (const fd of this.entries.values()) this.sys.closeFd(fd)
-    this.entries.clear()
-  }
+/** The `--landlock`/`--rule` arguments that let cordon-exec build this ruleset itself, each rule checked against its inode. */
+export function rulesetArgs(plan: LandlockRulesetPlan): string[] {
+  const args = [
+    '--landlock',
+    `${plan.handledFs.toString(16)}:${plan.handledNet.toString(16)}:${plan.scoped.toString(16)}:${plan.attrSize}`,
+  ]
+  for (const r of plan.rules) args.push('--rule', `${r.allowed.toString(16)}:${r.dev}:${r.ino}:${r.path}`)
+  return args
 }

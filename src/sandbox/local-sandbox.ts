@@ -1,48 +1,44 @@
 /**
  * LocalSandbox: the sandbox floor's face. It probes once (cached), then turns a spawn spec and a
- * policy into the same spec carrying a confinement plan the native child applies to itself
- * before exec (Landlock), or the spec's argv wrapped in a `bwrap` argv (bubblewrap) — or throws
- * SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a
- * confined mode, and `danger-full-access` never asks a backend.
+ * policy into the same spec carrying its confinement plan (plan.ts) — or throws
+ * SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a confined mode, and
+ * `danger-full-access` never asks a backend.
  *
- * Under `workspace-write` each session gets a private temp dir (0700, under os.tmpdir()), granted
- * writable and exported as TMPDIR; the host /tmp itself is never writable. `dispose()` removes
- * those dirs and closes every cached ruleset fd.
+ * Each session gets a private temp dir (0700, under os.tmpdir()), granted writable in every
+ * confined mode and exported as TMPDIR; the host /tmp itself is never writable. `dispose()`
+ * removes those dirs and closes every ruleset fd (a spec confined before then fails closed).
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { errnoName, InvalidRequestError, SandboxUnavailableError } from '../policy/errors.js'
-import { grantsFor, type SandboxGrants } from '../policy/grants.js'
+import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
+import { SANDBOX_BACKENDS } from '../policy/backends.js'
+import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
+import { grantsFor } from '../policy/grants.js'
 import {
   isConfinedMode,
   type SandboxEnforcement,
   type SandboxExecutionPolicy,
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
-import { loadNative, type NativeAddon, type NativeConfinementPlan } from '../subprocess/native.js'
+import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
-import { bubblewrapArgv } from './bubblewrap.js'
-import { bubblewrapLaunchPlan, createScopeRuleset } from './bubblewrap-probe.js'
-import {
-  planRuleset,
-  RulesetBuildError,
-  RulesetCache,
-  statPath,
-  type LandlockRule,
-  type LandlockRulesetPlan,
-} from './landlock.js'
-import { probeBackends, SANDBOX_BACKENDS, type SandboxBackendName, type SandboxCapabilities } from './probe.js'
-import { hostSeccompArch, seccompFilterFor } from './seccomp.js'
-import { selectBackend } from './select.js'
+import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
+import { accountFor, type BackendFacts } from './enforcement.js'
+import { RulesetBuildError, statPath } from './landlock.js'
+import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './plan.js'
+import { probeBackends } from './probe.js'
+import { landlockHost } from './probe-landlock.js'
+import { ReadView } from './read-view.js'
+import { checkRoots, RootPins } from './roots.js'
+import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
+import { type BackendChoice, selectBackend } from './select.js'
 
-/** How many policies' ruleset plans are remembered. */
+/** How many policies' plans are remembered. */
 const PLAN_MEMO_SIZE = 64
 
-/** Whether a fresh stat still names the inode a rule was planned for. */
-function sameInode(info: { dev: number; ino: number } | undefined, rule: LandlockRule): boolean {
-  return info !== undefined && info.dev === rule.dev && info.ino === rule.ino
-}
+/** Places a Landlock-confined command can never open (names stay listable). */
+const ALWAYS_CLOSED: readonly string[] = ['/dev']
 
 /** Options for LocalSandbox.create. */
 export interface LocalSandboxOptions {
@@ -63,18 +59,42 @@ export interface ConfinedSpawn {
   backend: SandboxBackendName | 'none'
   /** Absent only for `danger-full-access`. */
   enforcement?: SandboxEnforcement
-  /** The session's private temp dir (also `spec.env.TMPDIR`), under `workspace-write`. */
+  /** The session's private temp dir (also `spec.env.TMPDIR`). */
   tempDir?: string
+  /** The plan the spec carries (absent only for `danger-full-access`). */
+  plan?: ConfinementPlan
+}
+
+/** The backend facts an account needs, from a usable capability. */
+function factsOf(backend: SandboxBackendName, capability: BackendCapability, policy: SandboxPolicy): BackendFacts {
+  const uid0 = (process.getuid?.() ?? 0) === 0
+  const ns = capability.namespaces
+  if (backend === 'bubblewrap') {
+    return {
+      abi: capability.abi ?? 0,
+      seccomp: capability.seccomp === true,
+      supervisor: capability.supervisor === true,
+      namespaces: { ipc: true, net: policy.network === 'deny' },
+      uid0,
+    }
+  }
+  const deny = policy.network === 'deny'
+  return {
+    abi: Math.min(capability.abi ?? 0, 7),
+    seccomp: capability.seccomp === true,
+    supervisor: capability.supervisor === true,
+    namespaces: { ipc: ns?.ipc === true && (uid0 || deny), net: ns?.net === true && deny },
+    uid0,
+  }
 }
 
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly tempDirs = new Map<string, string>()
-  private readonly plans = new Map<string, LandlockRulesetPlan>()
-  private scopeFd: number | undefined
-  private readonly grantMemo = new Map<string, SandboxGrants>()
+  private readonly plans = new Map<string, ConfinementPlan>()
+  private readonly views = new Map<string, ReadView>()
+  private readonly pins = new RootPins()
   private readonly rulesets: RulesetCache | undefined
-  private readonly host: { setpcap: boolean; capLast: number; uid: number } | undefined
   private disposed = false
 
   private constructor(
@@ -83,10 +103,7 @@ export class LocalSandbox {
     private readonly native: NativeAddon | undefined,
     options: LocalSandboxOptions,
   ) {
-    if (native) {
-      this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
-      this.host = native.hostCapabilities()
-    }
+    if (native) this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
   }
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
@@ -104,126 +121,119 @@ export class LocalSandbox {
     return new LocalSandbox(capabilities, native, options)
   }
 
-  /** The spec confined to `policy` (the runtime runs it as is); throws SandboxUnavailableError when no backend fits. */
-  confine(spec: SubprocessSpawnSpec, policy: SandboxExecutionPolicy): ConfinedSpawn {
-    if (this.disposed) throw new Error('LocalSandbox: confine() after dispose()')
-    const { confinement: _ignored, ...bare } = spec
-    if (!isConfinedMode(policy.mode)) {
-      grantsFor(policy) // validates the policy all the same
-      return { spec: bare, backend: 'none' }
-    }
-    const confinedPolicy = policy as SandboxPolicy
-    const choice = selectBackend(this.capabilities, confinedPolicy)
-    const native = this.native
-    const arch = hostSeccompArch()
-    if (!native || !this.rulesets || !this.host || !arch) {
-      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
-    }
-    const tempDir = policy.mode === 'workspace-write' ? this.sessionTempDir(policy.sessionId) : undefined
-    if (choice.backend === 'bubblewrap') {
-      const bwrap = choice.capability.executable
-      if (bwrap === undefined)
-        throw new SandboxUnavailableError(policy.mode, { reason: 'the probe recorded no bwrap executable' })
-      const grants = this.grantsFor(policy, tempDir)
-      // As under Landlock, a writable root is never skipped: a missing one is the caller's error.
-      const missing = grants.writable.filter((w) => !fs.existsSync(w.path))
-      if (missing.length > 0) {
-        throw new InvalidRequestError(
-          missing.map((w) => `${w.path}: a granted root does not exist (a writable root is never skipped)`),
-          { context: 'cannot build the bubblewrap argv' },
-        )
-      }
-      const argv = bubblewrapArgv(grants, {
-        bwrapPath: bwrap,
-        network: policy.network ?? 'inherit',
-        tempDir,
-        cwd: bare.cwd,
-        command: bare.argv,
-      })
-      const plan = bubblewrapLaunchPlan(
-        native,
-        choice.capability.seccomp === true,
-        choice.capability.landlockScopes ? this.scopeRuleset(native) : undefined,
-      )
-      const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
-      return {
-        spec: {
-          ...bare,
-          argv,
-          ...(env === undefined ? {} : { env }),
-          confinement: { backend: 'bubblewrap', mode: policy.mode, ...(plan ? { plan } : {}) },
-        },
-        backend: choice.backend,
-        enforcement: choice.enforcement,
-        ...(tempDir === undefined ? {} : { tempDir }),
-      }
-    }
-    let rulesetFd: number
-    try {
-      rulesetFd = this.rulesets.get(this.planFor(policy, tempDir, choice.capability.abi ?? 0))
-    } catch (error) {
-      if (!(error instanceof RulesetBuildError)) throw error
-      throw new SandboxUnavailableError(policy.mode, {
-        reason: `the kernel refused the Landlock ruleset (${error.step}: ${errnoName(error.errno)}${error.path ? ` on ${error.path}` : ''})`,
-        detail: { stage: 'landlock', errno: error.errno },
-        cause: error,
-      })
-    }
-    const plan: NativeConfinementPlan = {
-      dropCaps: true,
-      dropBounding: this.host.setpcap,
-      capLast: this.host.capLast,
-      noNewPrivs: true,
-      rulesetFd,
-      landlockFlags: 0,
-      ...(choice.capability.seccomp
-        ? { filter: seccompFilterFor({ arch, mode: policy.mode, network: policy.network ?? 'inherit' }) }
-        : {}),
-    }
-    const env = tempDir === undefined ? bare.env : { ...bare.env, TMPDIR: tempDir }
-    return {
-      spec: {
-        ...bare,
-        ...(env === undefined ? {} : { env }),
-        confinement: { backend: choice.backend, mode: policy.mode, plan },
-      },
-      backend: choice.backend,
-      enforcement: choice.enforcement,
-      ...(tempDir === undefined ? {} : { tempDir }),
-    }
+  /** The backend and account `policy` gets here; throws SandboxUnavailableError when none fits. */
+  choose(policy: SandboxPolicy): BackendChoice {
+    return selectBackend(this.capabilities, policy, (name, capability) =>
+      accountFor(name, factsOf(name, capability, policy), policy),
+    )
   }
 
   /**
-   * The ruleset plan for a policy, memoised: a repeated policy costs one stat per writable path
-   * (a recreated root has a new inode and gets a new plan), not the grants table and every stat.
+   * The plan for `policy` (undefined for `danger-full-access`, which no backend is asked for):
+   * the backend chosen, what it governs, and every rule it applies. Throws SandboxUnavailableError
+   * when nothing can enforce the policy, InvalidRequestError for refused roots, RootChangedError
+   * for a root of this session that was replaced since it was first used.
    */
-  private planFor(policy: SandboxExecutionPolicy, tempDir: string | undefined, abi: number): LandlockRulesetPlan {
-    const key = `${abi}\0${tempDir ?? ''}\0${JSON.stringify(policy)}`
+  plan(policy: SandboxExecutionPolicy): ConfinementPlan | undefined {
+    if (this.disposed) throw new Error('LocalSandbox: plan() after dispose()')
+    if (!isConfinedMode(policy.mode)) {
+      grantsFor(policy) // validates the policy all the same
+      return undefined
+    }
+    const confined = policy as SandboxPolicy
+    const choice = this.choose(confined)
+    const native = this.native
+    if (!native) throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
+    const tempDir = this.sessionTempDir(policy.sessionId)
+    const view = choice.backend === 'landlock' ? this.viewFor(confined).current() : undefined
+    const key = `${choice.backend}\0${view?.epoch ?? ''}\0${tempDir}\0${JSON.stringify(policy)}`
     const memo = this.plans.get(key)
-    if (memo?.rules.every((r) => r.origin !== 'writable' || sameInode(statPath(r.path), r))) return memo
-    const plan = planRuleset(grantsFor(policy, { tempDir }), abi)
+    if (memo && memo.ruleset?.rules.every((r) => r.origin !== 'writable' || sameInode(r)) !== false) {
+      this.pins.check(policy.sessionId, memo.grants)
+      return memo
+    }
+    const grants = grantsFor(policy, { tempDir })
+    checkRoots(confined, grants)
+    this.pins.check(policy.sessionId, grants)
+    const host = this.hostFor(choice, native)
+    const plan =
+      choice.backend === 'landlock'
+        ? landlockPlan(confined, grants, host, view ?? { epoch: 0, entries: [] })
+        : bubblewrapPlan(confined, grants, host, { setuid: isSetuid(choice.capability.executable) })
     this.plans.delete(key)
     this.plans.set(key, plan)
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
     return plan
   }
 
-  /** The grants of a policy, memoised (they are pure; a repeated policy skips the realpaths). */
-  private grantsFor(policy: SandboxExecutionPolicy, tempDir: string | undefined): SandboxGrants {
-    const key = `${tempDir ?? ''}\0${JSON.stringify(policy)}`
-    let grants = this.grantMemo.get(key)
-    if (grants === undefined) {
-      grants = grantsFor(policy, { tempDir })
-      this.grantMemo.set(key, grants)
-      if (this.grantMemo.size > PLAN_MEMO_SIZE) this.grantMemo.delete(this.grantMemo.keys().next().value as string)
+  /** The spec confined to `policy` (the runtime runs it as is); throws SandboxUnavailableError when no backend fits. */
+  confine(spec: SubprocessSpawnSpec, policy: SandboxExecutionPolicy): ConfinedSpawn {
+    const plan = this.plan(policy)
+    if (plan === undefined) {
+      const { confinement: _ignored, ...bare } = spec
+      return { spec: bare, backend: 'none' }
     }
-    return grants
+    const ruleset = this.rulesetFor(plan)
+    const out: ConfinedSpawn = {
+      spec:
+        plan.backend === 'landlock'
+          ? landlockSpec(spec, plan, ruleset)
+          : bubblewrapSpec(spec, plan, ruleset, this.wrapperTools(plan)),
+      backend: plan.backend,
+      enforcement: plan.account.enforcement,
+      plan,
+    }
+    if (plan.tempDir !== undefined) out.tempDir = plan.tempDir
+    return out
   }
 
-  /** The scope-only Landlock ruleset layered under bwrap, built once per sandbox. */
-  private scopeRuleset(native: NativeAddon): number | undefined {
-    this.scopeFd ??= createScopeRuleset(native)
-    return this.scopeFd
+  private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {
+    if (plan.ruleset === undefined) return undefined
+    if (!this.rulesets)
+      throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the native addon is not loaded' })
+    try {
+      return this.rulesets.get(plan.ruleset)
+    } catch (error) {
+      if (!(error instanceof RulesetBuildError)) throw error
+      throw new SandboxUnavailableError(plan.policy.mode, {
+        reason: `the kernel refused the Landlock ruleset (${error.step}: ${errnoName(error.errno)}${error.path ? ` on ${error.path}` : ''})`,
+        detail: { stage: 'landlock', errno: error.errno },
+        cause: error,
+      })
+    }
+  }
+
+  private wrapperTools(plan: ConfinementPlan): { bwrap: string; helper: string } {
+    const bwrap = this.capabilities.backends.bubblewrap?.executable
+    const helper = helperPath()
+    if (bwrap === undefined || helper === undefined) {
+      throw new SandboxUnavailableError(plan.policy.mode, {
+        reason: 'the probe recorded no bwrap or cordon-exec executable',
+      })
+    }
+    return { bwrap, helper }
+  }
+
+  private hostFor(choice: BackendChoice, native: NativeAddon): PlanHost {
+    const cap = choice.capability
+    return landlockHost(native, {
+      abi: cap.abi ?? 0,
+      seccomp: cap.seccomp === true,
+      supervisor: cap.supervisor === true,
+      namespaces: choice.backend === 'landlock' && cap.namespaces?.net === true,
+    })
+  }
+
+  /** The read view for a policy's closed places (/dev, and its hidden paths). */
+  private viewFor(policy: SandboxPolicy): ReadView {
+    const closed = [...ALWAYS_CLOSED, ...(policy.hiddenPaths ?? [])].sort()
+    const key = closed.join('\0')
+    let view = this.views.get(key)
+    if (!view) {
+      view = new ReadView(closed)
+      this.views.set(key, view)
+    }
+    return view
   }
 
   /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
@@ -243,17 +253,31 @@ export class LocalSandbox {
     return this.rulesets?.openFds ?? 0
   }
 
-  /** Removes the sessions' temp dirs and closes every cached ruleset fd; confine() refuses afterwards. */
+  /** Removes the sessions' temp dirs and closes every ruleset fd; confine() refuses afterwards. */
   async dispose(): Promise<void> {
     if (this.disposed) return
     this.disposed = true
     this.rulesets?.clear()
     this.plans.clear()
-    if (this.scopeFd !== undefined) this.native?.closeFd(this.scopeFd)
-    this.scopeFd = undefined
-    this.grantMemo.clear()
+    for (const view of this.views.values()) view.close()
+    this.views.clear()
     const dirs = [...this.tempDirs.values()]
     this.tempDirs.clear()
     await Promise.all(dirs.map((d) => fs.promises.rm(d, { recursive: true, force: true })))
+  }
+}
+
+/** Whether a writable rule's path is still the inode it was planned for (a recreated root gets a new plan). */
+function sameInode(rule: { path: string; dev: number; ino: number }): boolean {
+  const info = statPath(rule.path)
+  return info !== undefined && info.dev === rule.dev && info.ino === rule.ino
+}
+
+function isSetuid(executable: string | undefined): boolean {
+  if (executable === undefined) return false
+  try {
+    return (fs.statSync(executable).mode & 0o4000) !== 0
+  } catch {
+    return false
   }
 }

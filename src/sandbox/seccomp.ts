@@ -1,13 +1,15 @@
 /**
- * The seccomp filter a confined child loads last, as a pure function: policy facts in, a classic
- * BPF program out (`struct sock_filter { u16 code; u8 jt; u8 jf; u32 k }`, little-endian, 8 bytes
- * per instruction), ready for `seccomp(SECCOMP_SET_MODE_FILTER)`.
+ * The seccomp program a confined command loads last, as a pure function: rules in, a classic BPF
+ * program out (`struct sock_filter { u16 code; u8 jt; u8 jf; u32 k }`, little-endian, 8 bytes per
+ * instruction), ready for `seccomp(SECCOMP_SET_MODE_FILTER)`. Which rules a plan needs is decided
+ * in seccomp-policy.ts; this file only knows syscall numbers and how to lay a program out.
  *
- * The program is short and linear (the kernel JIT-compiles it on every spawn, so length is cost):
- * check the architecture (a foreign one, and x32 numbers on x86_64, are refused), then special
- * cases that look at an argument (`socket` family, `ioctl` command), then a list of refused
- * numbers. Refused calls return EPERM; everything else is allowed (the default is ALLOW: Landlock,
- * not seccomp, is the allow-list).
+ * Layout: check the architecture (a foreign one, and x32 numbers on x86_64, are refused), then one
+ * `jeq nr` per ruled syscall, then ALLOW (the default: Landlock, not seccomp, is the allow-list),
+ * then the argument blocks, then a shared ALLOW and EPERM they jump forward to.
+ * A ruled syscall either jumps straight to the shared EPERM return, or into a block that looks at
+ * its arguments (low 32 bits, as the kernel truncates pid_t, int and unsigned int arguments) and
+ * ends in ALLOW or EPERM. The kernel JIT-compiles the program on every attach: length is cost.
  */
 
 /** The architectures cordon has syscall tables for. */
@@ -19,43 +21,14 @@ export const AUDIT_ARCH: Readonly<Record<SeccompArch, number>> = { x86_64: 0xc00
 /** x32 syscalls on x86_64 carry this bit in their number. */
 export const X32_SYSCALL_BIT = 0x40000000
 
-/** The syscall names the filter may refer to. */
-export type SyscallName =
-  | 'chmod'
-  | 'fchmod'
-  | 'fchmodat'
-  | 'fchmodat2'
-  | 'chown'
-  | 'fchown'
-  | 'lchown'
-  | 'fchownat'
-  | 'utime'
-  | 'utimes'
-  | 'futimesat'
-  | 'utimensat'
-  | 'setxattr'
-  | 'lsetxattr'
-  | 'fsetxattr'
-  | 'setxattrat'
-  | 'removexattr'
-  | 'lremovexattr'
-  | 'fremovexattr'
-  | 'removexattrat'
-  | 'file_setattr'
-  | 'io_uring_setup'
-  | 'io_uring_enter'
-  | 'io_uring_register'
-  | 'socket'
-  | 'socketpair'
-  | 'ioctl'
-  | 'landlock_create_ruleset'
-  | 'landlock_add_rule'
-  | 'landlock_restrict_self'
+/** The syscall names a rule may refer to. */
+export type SyscallName = keyof (typeof SYSCALL_NUMBERS)['x86_64']
 
 /** Syscall numbers per architecture; a name missing from a table does not exist there (aarch64 has no chmod). */
-export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Partial<Record<SyscallName, number>>>>> = {
+export const SYSCALL_NUMBERS = {
   x86_64: {
     ioctl: 16,
+    fcntl: 72,
     socket: 41,
     socketpair: 53,
     chmod: 90,
@@ -85,6 +58,37 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Partial<Reco
     setxattrat: 463,
     removexattrat: 466,
     file_setattr: 469,
+    add_key: 248,
+    request_key: 249,
+    keyctl: 250,
+    shmget: 29,
+    shmat: 30,
+    shmctl: 31,
+    semget: 64,
+    semop: 65,
+    semctl: 66,
+    shmdt: 67,
+    msgget: 68,
+    msgsnd: 69,
+    msgrcv: 70,
+    msgctl: 71,
+    semtimedop: 220,
+    mq_open: 240,
+    mq_unlink: 241,
+    mq_timedsend: 242,
+    mq_timedreceive: 243,
+    mq_notify: 244,
+    mq_getsetattr: 245,
+    setpriority: 141,
+    sched_setparam: 142,
+    sched_setscheduler: 144,
+    sched_setaffinity: 203,
+    ioprio_set: 251,
+    migrate_pages: 256,
+    move_pages: 279,
+    prlimit64: 302,
+    sched_setattr: 314,
+    process_madvise: 440,
   },
   aarch64: {
     setxattr: 5,
@@ -93,17 +97,49 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Partial<Reco
     removexattr: 14,
     lremovexattr: 15,
     fremovexattr: 16,
+    fcntl: 25,
     ioctl: 29,
+    ioprio_set: 30,
     fchmod: 52,
     fchmodat: 53,
     fchownat: 54,
     fchown: 55,
     utimensat: 88,
+    sched_setparam: 118,
+    sched_setscheduler: 119,
+    sched_setaffinity: 122,
+    setpriority: 140,
+    mq_open: 180,
+    mq_unlink: 181,
+    mq_timedsend: 182,
+    mq_timedreceive: 183,
+    mq_notify: 184,
+    mq_getsetattr: 185,
+    msgget: 186,
+    msgctl: 187,
+    msgrcv: 188,
+    msgsnd: 189,
+    semget: 190,
+    semctl: 191,
+    semtimedop: 192,
+    semop: 193,
+    shmget: 194,
+    shmctl: 195,
+    shmat: 196,
+    shmdt: 197,
     socket: 198,
     socketpair: 199,
+    add_key: 217,
+    request_key: 218,
+    keyctl: 219,
+    migrate_pages: 238,
+    move_pages: 239,
+    prlimit64: 261,
+    sched_setattr: 274,
     io_uring_setup: 425,
     io_uring_enter: 426,
     io_uring_register: 427,
+    process_madvise: 440,
     landlock_create_ruleset: 444,
     landlock_add_rule: 445,
     landlock_restrict_self: 446,
@@ -111,46 +147,8 @@ export const SYSCALL_NUMBERS: Readonly<Record<SeccompArch, Readonly<Partial<Reco
     setxattrat: 463,
     removexattrat: 466,
     file_setattr: 469,
-  },
-}
-
-/** The metadata family refused under `read-only`: mode, owner, times, extended attributes. */
-export const METADATA_SYSCALLS: readonly SyscallName[] = [
-  'chmod',
-  'fchmod',
-  'fchmodat',
-  'fchmodat2',
-  'chown',
-  'fchown',
-  'lchown',
-  'fchownat',
-  'utime',
-  'utimes',
-  'futimesat',
-  'utimensat',
-  'setxattr',
-  'lsetxattr',
-  'fsetxattr',
-  'setxattrat',
-  'removexattr',
-  'lremovexattr',
-  'fremovexattr',
-  'removexattrat',
-  'file_setattr',
-]
-
-/** io_uring is refused always: its operations bypass the syscall filter. */
-export const IO_URING_SYSCALLS: readonly SyscallName[] = ['io_uring_setup', 'io_uring_enter', 'io_uring_register']
-
-/** `ioctl` commands that change inode flags or fsxattrs (refused under `read-only`). */
-export const METADATA_IOCTLS: readonly number[] = [
-  0x40086602, // FS_IOC_SETFLAGS (_IOW('f', 2, long))
-  0x40046602, // FS_IOC32_SETFLAGS (_IOW('f', 2, int))
-  0x401c5820, // FS_IOC_FSSETXATTR (_IOW('X', 32, struct fsxattr))
-]
-
-/** The one socket family left under `network: 'deny'`. */
-export const AF_UNIX = 1
+  } as Readonly<Partial<Record<string, number>>>,
+} as const
 
 /** EPERM: what a refused call returns. */
 export const EPERM = 1
@@ -162,6 +160,8 @@ export const BPF = {
   JGE_K: 0x35, // BPF_JMP | BPF_JGE | BPF_K
   JSET_K: 0x45, // BPF_JMP | BPF_JSET | BPF_K
   JA: 0x05, // BPF_JMP | BPF_JA
+  RSH_K: 0x74, // BPF_ALU | BPF_RSH | BPF_K
+  AND_K: 0x54, // BPF_ALU | BPF_AND | BPF_K
   RET_K: 0x06, // BPF_RET | BPF_K
   SECCOMP_RET_ALLOW: 0x7fff0000,
   SECCOMP_RET_ERRNO: 0x00050000,
@@ -178,101 +178,149 @@ export interface BpfInstruction {
   k: number
 }
 
-/** What the filter must refuse. */
+/** A test on one argument's low 32 bits. */
+export interface ArgCheck {
+  arg: number
+  /** The argument must be one of these for the call to pass the check. */
+  oneOf: readonly number[]
+}
+
+/** What happens to one syscall. */
+export type SyscallRule =
+  /** Refused outright. */
+  | { name: SyscallName; refuse: true }
+  /** Allowed only when every check holds (e.g. `pid == 0`); refused otherwise. */
+  | { name: SyscallName; allowOnly: readonly ArgCheck[] }
+  /** Refused when the argument is one of `values`; allowed otherwise. */
+  | { name: SyscallName; refuseWhen: ArgCheck }
+  /** `ioctl`: refused for `commands`; with `inodeFamilies`, also every ioctl of those type bytes that writes or has no direction, except `allowed`. */
+  | {
+      name: 'ioctl'
+      commands: readonly number[]
+      inodeFamilies?: readonly number[] | undefined
+      allowed?: readonly number[] | undefined
+    }
+
+/** The rules of one program. */
 export interface SeccompRules {
   arch: SeccompArch
-  /** Syscalls refused outright with `errno` (names absent on `arch` are skipped). */
-  refuse: readonly SyscallName[]
-  /** Refuse `socket`/`socketpair` unless the family is one of these (absent: sockets are not filtered). */
-  socketFamilies?: readonly number[] | undefined
-  /** Refuse `ioctl` with one of these commands (compared on the low 32 bits, as the kernel truncates). */
-  ioctlCommands?: readonly number[] | undefined
+  rules: readonly SyscallRule[]
   /** What refused calls return; default EPERM. */
   errno?: number | undefined
 }
 
-/** What a sandbox policy asks the filter for. */
-export interface SeccompPolicy {
-  arch: SeccompArch
-  mode: 'read-only' | 'workspace-write'
-  network: 'inherit' | 'deny'
+const IOC_WRITE = 0x40000000
+const IOC_READ = 0x80000000
+
+type Target = 'allow' | 'deny' | 'next' | { label: string }
+interface Sym {
+  code: number
+  k: number
+  jt?: Target
+  jf?: Target
+  label?: string
 }
 
-/** The rules for a confined mode: io_uring always; the metadata family in `read-only`; non-unix sockets when the network is denied. */
-export function seccompRulesFor(policy: SeccompPolicy): SeccompRules {
-  const readOnly = policy.mode === 'read-only'
-  return {
-    arch: policy.arch,
-    refuse: [...IO_URING_SYSCALLS, ...(readOnly ? METADATA_SYSCALLS : [])],
-    socketFamilies: policy.network === 'deny' ? [AF_UNIX] : undefined,
-    ioctlCommands: readOnly ? METADATA_IOCTLS : undefined,
-  }
-}
-
-/** The program as instructions: arch check, x32 check, argument checks, refused numbers, ALLOW. */
+/** The program as instructions: arch check, x32 check, the dispatch on ruled syscalls, their blocks, ALLOW. */
 export function compileSeccompRules(rules: SeccompRules): BpfInstruction[] {
-  const table = SYSCALL_NUMBERS[rules.arch]
+  const table = SYSCALL_NUMBERS[rules.arch] as Readonly<Partial<Record<string, number>>>
   const deny = BPF.SECCOMP_RET_ERRNO | ((rules.errno ?? EPERM) & 0xffff)
-  // Each block is built with symbolic targets 'allow' / 'deny', resolved once the layout is known.
-  type Target = 'allow' | 'deny' | 'next'
-  interface Sym {
-    code: number
-    k: number
-    jt?: Target
-    jf?: Target
+  const head: Sym[] = [
+    { code: BPF.LD_W_ABS, k: SECCOMP_DATA.arch },
+    { code: BPF.JEQ_K, k: AUDIT_ARCH[rules.arch], jt: 'next', jf: 'deny' },
+    { code: BPF.LD_W_ABS, k: SECCOMP_DATA.nr },
+  ]
+  if (rules.arch === 'x86_64') head.push({ code: BPF.JGE_K, k: X32_SYSCALL_BIT, jt: 'deny', jf: 'next' })
+  const dispatch: Sym[] = []
+  const blocks: Sym[] = []
+  const seen = new Set<number>()
+  const ordered = rules.rules
+    .map((rule) => ({ rule, nr: table[rule.name] }))
+    .filter((r): r is { rule: SyscallRule; nr: number } => r.nr !== undefined)
+    .sort((a, b) => a.nr - b.nr)
+  for (const [i, { rule, nr }] of ordered.entries()) {
+    if (seen.has(nr)) throw new RangeError(`seccomp: two rules for ${rule.name}`)
+    seen.add(nr)
+    if ('refuse' in rule) {
+      dispatch.push({ code: BPF.JEQ_K, k: nr, jt: 'deny', jf: 'next' })
+      continue
+    }
+    const label = `b${i}`
+    dispatch.push({ code: BPF.JEQ_K, k: nr, jt: { label }, jf: 'next' })
+    blocks.push(...blockFor(rule, label))
   }
-  const body: Sym[] = []
-  body.push({ code: BPF.LD_W_ABS, k: SECCOMP_DATA.arch })
-  body.push({ code: BPF.JEQ_K, k: AUDIT_ARCH[rules.arch], jt: 'next', jf: 'deny' })
-  body.push({ code: BPF.LD_W_ABS, k: SECCOMP_DATA.nr })
-  if (rules.arch === 'x86_64') body.push({ code: BPF.JGE_K, k: X32_SYSCALL_BIT, jt: 'deny', jf: 'next' })
+  // cBPF jumps only forward: blocks return through the ALLOW and EPERM at the very end.
+  const body: Sym[] = [
+    ...head,
+    ...dispatch,
+    { code: BPF.RET_K, k: BPF.SECCOMP_RET_ALLOW },
+    ...blocks,
+    { code: BPF.RET_K, k: BPF.SECCOMP_RET_ALLOW, label: 'allow' },
+    { code: BPF.RET_K, k: deny, label: 'deny' },
+  ]
+  return resolve(body)
+}
 
-  // Argument checks: `if (nr == X) { load arg; compare...; reload nr }` laid out inline.
-  const argBlocks: Array<{ nr: number; arg: number; values: readonly number[]; denyWhenMatched: boolean }> = []
-  if (rules.socketFamilies) {
-    for (const name of ['socket', 'socketpair'] as const) {
-      const nr = table[name]
-      if (nr !== undefined) argBlocks.push({ nr, arg: 0, values: rules.socketFamilies, denyWhenMatched: false })
+/** The instructions of one argument-checking block, first one labelled. */
+function blockFor(rule: Exclude<SyscallRule, { refuse: true }>, label: string): Sym[] {
+  const out: Sym[] = []
+  const load = (arg: number) => out.push({ code: BPF.LD_W_ABS, k: SECCOMP_DATA.argLow(arg) })
+  // `value in oneOf` → `pass`, else → `fail`.
+  const test = (values: readonly number[], pass: Target, fail: Target) => {
+    values.forEach((v, i) => {
+      const last = i === values.length - 1
+      out.push({ code: BPF.JEQ_K, k: v >>> 0, jt: pass, jf: last ? fail : 'next' })
+    })
+  }
+  if ('allowOnly' in rule) {
+    rule.allowOnly.forEach((check, i) => {
+      const start = out.length
+      load(check.arg)
+      if (i > 0) out[start]!.label = `${label}c${i}`
+      const last = i === rule.allowOnly.length - 1
+      test(check.oneOf, last ? 'allow' : { label: `${label}c${i + 1}` }, 'deny')
+    })
+  } else if ('refuseWhen' in rule) {
+    load(rule.refuseWhen.arg)
+    test(rule.refuseWhen.oneOf, 'deny', 'allow')
+  } else {
+    load(1)
+    for (const cmd of rule.commands) out.push({ code: BPF.JEQ_K, k: cmd >>> 0, jt: 'deny', jf: 'next' })
+    for (const cmd of rule.allowed ?? []) out.push({ code: BPF.JEQ_K, k: cmd >>> 0, jt: 'allow', jf: 'next' })
+    const families = rule.inodeFamilies ?? []
+    if (families.length === 0) {
+      out.push({ code: BPF.RET_K, k: BPF.SECCOMP_RET_ALLOW })
+    } else {
+      const family = `${label}f`
+      // A pure read (_IOR) passes; a write (_IOW/_IOWR) or no direction (_IO) is checked by family.
+      out.push({ code: BPF.JSET_K, k: IOC_WRITE, jt: { label: family }, jf: 'next' })
+      out.push({ code: BPF.JSET_K, k: IOC_READ, jt: 'allow', jf: { label: family } })
+      out.push({ code: BPF.RSH_K, k: 8, label: family })
+      out.push({ code: BPF.AND_K, k: 0xff })
+      test(families, 'deny', 'allow')
     }
   }
-  if (rules.ioctlCommands && rules.ioctlCommands.length > 0 && table.ioctl !== undefined) {
-    argBlocks.push({ nr: table.ioctl, arg: 1, values: rules.ioctlCommands, denyWhenMatched: true })
-  }
-  const pending: Array<{ at: number; skip: number }> = []
-  for (const block of argBlocks) {
-    // jeq nr ? fallthrough : skip the block (patched below)
-    const jumpAt = body.length
-    body.push({ code: BPF.JEQ_K, k: block.nr, jt: 'next' })
-    body.push({ code: BPF.LD_W_ABS, k: SECCOMP_DATA.argLow(block.arg) })
-    block.values.forEach((value, i) => {
-      const last = i === block.values.length - 1
-      if (block.denyWhenMatched) body.push({ code: BPF.JEQ_K, k: value >>> 0, jt: 'deny', jf: last ? 'allow' : 'next' })
-      else body.push({ code: BPF.JEQ_K, k: value >>> 0, jt: 'allow', jf: last ? 'deny' : 'next' })
-    })
-    pending.push({ at: jumpAt, skip: body.length - jumpAt - 1 })
-  }
-  const refused = [...new Set(rules.refuse.map((n) => table[n]).filter((n): n is number => n !== undefined))].sort(
-    (a, b) => a - b,
-  )
-  for (const nr of refused) body.push({ code: BPF.JEQ_K, k: nr, jt: 'deny', jf: 'next' })
-  const allowAt = body.length
-  body.push({ code: BPF.RET_K, k: BPF.SECCOMP_RET_ALLOW })
-  const denyAt = body.length
-  body.push({ code: BPF.RET_K, k: deny })
+  const first = out[0]
+  if (first) first.label = label
+  return out
+}
 
-  const offset = (from: number, target: Target | undefined, fallbackSkip = 0): number => {
-    if (target === undefined || target === 'next') return fallbackSkip
-    const to = target === 'allow' ? allowAt : denyAt
+/** Resolves symbolic targets into relative jumps (each must fit cBPF's 8-bit offsets). */
+function resolve(body: Sym[]): BpfInstruction[] {
+  const at = new Map<string, number>()
+  body.forEach((s, i) => {
+    if (s.label !== undefined) at.set(s.label, i)
+  })
+  const offset = (from: number, target: Target | undefined): number => {
+    if (target === undefined || target === 'next') return 0
+    const name = typeof target === 'string' ? target : target.label
+    const to = at.get(name)
+    if (to === undefined) throw new RangeError(`seccomp: unknown label ${name}`)
     const rel = to - from - 1
     if (rel < 0 || rel > 255) throw new RangeError(`seccomp: jump out of range (${rel})`)
     return rel
   }
-  const program = body.map((s, i) => ({ code: s.code, k: s.k >>> 0, jt: offset(i, s.jt), jf: offset(i, s.jf) }))
-  for (const { at, skip } of pending) {
-    const insn = program[at]
-    if (insn) insn.jf = skip
-  }
-  return program
+  return body.map((s, i) => ({ code: s.code, k: s.k >>> 0, jt: offset(i, s.jt), jf: offset(i, s.jf) }))
 }
 
 /** Encodes instructions as the kernel's `struct sock_filter` array. */
@@ -306,32 +354,4 @@ export function hostSeccompArch(arch: string = process.arch): SeccompArch | unde
   if (arch === 'x64') return 'x86_64'
   if (arch === 'arm64') return 'aarch64'
   return undefined
-}
-
-const filterCache = new Map<string, Buffer>()
-
-/** The encoded filter for a confined mode (memoised: it is a pure function of its inputs). */
-export function seccompFilterFor(policy: SeccompPolicy): Buffer {
-  const key = `${policy.arch}/${policy.mode}/${policy.network}`
-  let filter = filterCache.get(key)
-  if (!filter) {
-    filter = encodeBpf(compileSeccompRules(seccompRulesFor(policy)))
-    filterCache.set(key, filter)
-  }
-  return filter
-}
-
-/**
- * The filter loaded before `bwrap` is exec'd (inherited by the sandbox): the architecture check
- * and io_uring only. bwrap itself needs mount, netlink and the metadata calls, and the bubblewrap
- * backend governs metadata and network with its read-only binds and namespaces instead.
- */
-export function bubblewrapLauncherFilter(arch: SeccompArch): Buffer {
-  const key = `${arch}/bubblewrap`
-  let filter = filterCache.get(key)
-  if (!filter) {
-    filter = encodeBpf(compileSeccompRules({ arch, refuse: IO_URING_SYSCALLS }))
-    filterCache.set(key, filter)
-  }
-  return filter
 }

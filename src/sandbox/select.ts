@@ -3,42 +3,49 @@
  * enforcement it gets. The first backend of the chain that enforces the policy `full` wins, else
  * the first usable `partial` one (unless the policy demands `full`), else SANDBOX_UNAVAILABLE.
  */
+import type {
+  BackendCapability,
+  EnforcementAccount,
+  SandboxBackendName,
+  SandboxCapabilities,
+} from '../policy/backends.js'
 import { SandboxUnavailableError } from '../policy/errors.js'
 import type { SandboxEnforcement, SandboxPolicy } from '../policy/vocabulary.js'
-import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from './probe.js'
 
 /** The backend chosen for one policy, and how completely it enforces it. */
 export interface BackendChoice {
   backend: SandboxBackendName
   enforcement: SandboxEnforcement
+  account: EnforcementAccount
   capability: BackendCapability
 }
 
-/** The enforcement `capability` gives `policy`, or undefined when the backend is unusable. */
-export function enforcementFor(
-  capability: BackendCapability | undefined,
-  policy: SandboxPolicy,
-): SandboxEnforcement | undefined {
-  if (!capability?.usable || !capability.enforcement) return undefined
-  return capability.enforcement[policy.mode][policy.network === 'deny' ? 'deny' : 'inherit']
-}
+/** The account a usable backend gives one policy (from the probe's facts). */
+export type AccountOf = (backend: SandboxBackendName, capability: BackendCapability) => EnforcementAccount
 
 /** Picks the backend for `policy`; throws SandboxUnavailableError (with why and a remedy) when none fits. */
-export function selectBackend(capabilities: SandboxCapabilities, policy: SandboxPolicy): BackendChoice {
+export function selectBackend(
+  capabilities: SandboxCapabilities,
+  policy: SandboxPolicy,
+  accountOf: AccountOf,
+): BackendChoice {
   let partial: BackendChoice | undefined
   const why: string[] = []
   const remedies: string[] = []
   for (const name of capabilities.chain) {
     const capability = capabilities.backends[name]
-    const enforcement = enforcementFor(capability, policy)
-    if (!capability || enforcement === undefined) {
+    if (!capability?.usable) {
       why.push(`${name}: ${capability?.reason ?? 'not probed'}`)
       if (capability?.remedy) remedies.push(capability.remedy)
       continue
     }
-    if (enforcement === 'full') return { backend: name, enforcement, capability }
-    partial ??= { backend: name, enforcement, capability }
-    why.push(`${name}: enforces ${policy.mode}${policy.network === 'deny' ? ' with network deny' : ''} only partially`)
+    const account = accountOf(name, capability)
+    const choice = { backend: name, enforcement: account.enforcement, account, capability }
+    if (account.enforcement === 'full') return choice
+    partial ??= choice
+    why.push(
+      `${name}: ${account.ungoverned.map((c) => `${c} (${account.classes[c]?.how ?? 'not governed'})`).join(', ')}`,
+    )
     if (capability.remedy) remedies.push(capability.remedy)
   }
   if (partial && policy.requireEnforcement !== 'full') return partial

@@ -3,7 +3,7 @@
  * timeout, output read incrementally and consumed, facts stamped before `done` resolves.
  */
 import { isSpawnError } from '../policy/errors.js'
-import { bwrapRunnerFailure, isRunnerFailure, runnerFailureToError } from '../sandbox/runner-failure.js'
+import { isRunnerFailure, runnerFailureToError } from '../sandbox/verdict.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle } from '../subprocess/types.js'
 import type { LocalShellExecutor, PreparedSpawn } from './executor.js'
@@ -35,16 +35,13 @@ export class BackgroundShellProcess implements ShellProcess {
         this.exitCode = outcome.exitCode
         this.signal = outcome.signal
         const stderr = this.handle.collected.stderr?.readFrom(0).text ?? ''
-        // bwrap's own refusal (its `bwrap: ` line): the runner failed, the command never ran.
-        const runnerFailed =
-          prepared.backend === 'bubblewrap' && bwrapRunnerFailure(outcome.exitCode, stderr) !== undefined
-        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, runnerFailed))
+        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec))
         this.status = outcome.signal !== null || this.killRequested ? 'killed' : 'completed'
       },
       (error: unknown) => {
-        const runnerFailed = prepared.mode !== undefined && isRunnerFailure(error, prepared.backend)
+        const runnerFailed = prepared.plan !== undefined && isRunnerFailure(error)
         const surfaced =
-          prepared.mode && isSpawnError(error) ? runnerFailureToError(error, prepared.mode, prepared.backend) : error
+          prepared.plan && isSpawnError(error) ? runnerFailureToError(error, prepared.plan.policy.mode) : error
         this.failureNote = `spawn failed: ${surfaced instanceof Error ? surfaced.message : String(surfaced)}`
         this.stamp(executor.factsOf(prepared, null, '', spec, runnerFailed))
         this.status = 'killed'

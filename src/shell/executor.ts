@@ -7,11 +7,10 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { isSpawnError } from '../policy/errors.js'
-import { grantsFor } from '../policy/grants.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
-import { classifyDenial } from '../sandbox/facts.js'
-import { bwrapFailureToError, bwrapRunnerFailure, runnerFailureToError } from '../sandbox/runner-failure.js'
+import type { ConfinementPlan } from '../sandbox/plan.js'
+import { runnerFailureToError, runVerdict } from '../sandbox/verdict.js'
 import { LocalSubprocessRuntime, type SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
@@ -32,7 +31,7 @@ export interface ShellSandbox {
   confine(
     spec: SubprocessSpawnSpec,
     policy: SandboxExecutionPolicy,
-  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; tempDir?: string }
+  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; plan?: ConfinementPlan }
 }
 
 /** Everything `new LocalShellExecutor(...)` accepts. */
@@ -67,14 +66,12 @@ export const SHELL_ENV: Readonly<Record<string, string>> = Object.freeze({
 
 const TIMEOUT = Symbol('cordon.timeout')
 
-/** A confined (or deliberately unconfined) spawn ready for the runtime, with its facts so far. */
+/** A confined (or deliberately unconfined) spawn ready for the runtime, with its plan. */
 export interface PreparedSpawn {
   spec: SubprocessSpawnSpec
   mode: SandboxMode | undefined
-  backend: string | undefined
-  enforcement: SandboxEnforcement | undefined
-  /** Paths the command may write, for denial classification. */
-  writable: string[]
+  /** The confinement plan (absent when unsandboxed or danger-full-access). */
+  plan: ConfinementPlan | undefined
 }
 
 /** Runs bash commands on this host, confined by a LocalSandbox when one is given. */
@@ -85,7 +82,6 @@ export class LocalShellExecutor extends ShellExecutor {
   private readonly ownsRuntime: boolean
   private readonly registry: ShellEnvRegistry | undefined
   private readonly leftovers = new Set<Promise<unknown>>()
-  private readonly writableMemo = new Map<string, string[]>()
 
   constructor(init: LocalShellExecutorInit = {}) {
     super()
@@ -164,37 +160,13 @@ export class LocalShellExecutor extends ShellExecutor {
       supervise: options.supervise,
       onOutput: options.onOutput,
     }
-    if (!this.sandbox) return { spec: base, mode: undefined, backend: undefined, enforcement: undefined, writable: [] }
+    if (!this.sandbox) return { spec: base, mode: undefined, plan: undefined }
     const policy =
       spec.sandboxPolicy ??
       resolvePolicy({ cwd: spec.workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
-    if (policy.mode === 'danger-full-access') {
-      return { spec: base, mode: policy.mode, backend: undefined, enforcement: undefined, writable: [] }
-    }
+    if (policy.mode === 'danger-full-access') return { spec: base, mode: policy.mode, plan: undefined }
     const confined = this.sandbox.confine(base, policy)
-    return {
-      spec: confined.spec,
-      mode: policy.mode,
-      backend: confined.backend,
-      enforcement: confined.enforcement,
-      writable: this.writableUnder(policy, confined.tempDir),
-    }
-  }
-
-  /** What `policy` lets a command write (for denial facts), memoised per policy: grants are pure. */
-  private writableUnder(policy: SandboxExecutionPolicy, tempDir: string | undefined): string[] {
-    const key = `${tempDir ?? ''}\0${JSON.stringify(policy)}`
-    let writable = this.writableMemo.get(key)
-    if (writable === undefined) {
-      const grants = grantsFor(policy, tempDir === undefined ? {} : { tempDir })
-      writable = [
-        ...grants.writable.map((g) => g.path),
-        ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path),
-      ]
-      if (this.writableMemo.size >= 64) this.writableMemo.delete(this.writableMemo.keys().next().value as string)
-      this.writableMemo.set(key, writable)
-    }
-    return writable
+    return { spec: confined.spec, mode: policy.mode, plan: confined.plan }
   }
 
   /** Sandbox facts of a finished run (undefined when unsandboxed). */
@@ -206,21 +178,8 @@ export class LocalShellExecutor extends ShellExecutor {
     runnerFailed = false,
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
-    if (prepared.backend === undefined) return { mode: prepared.mode, denied: false }
-    const { denied, deniedPaths } = classifyDenial({
-      backend: prepared.backend,
-      exitCode,
-      runnerFailed,
-      stderr,
-      cwd: spec.workdir,
-      command: spec.command,
-      writable: prepared.writable,
-    })
-    const info: ShellSandboxInfo = { mode: prepared.mode, denied, backend: prepared.backend }
-    if (prepared.enforcement) info.enforcement = prepared.enforcement
-    if (runnerFailed) info.runnerFailed = true
-    if (deniedPaths.length > 0) info.deniedPaths = deniedPaths
-    return info
+    if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
+    return runVerdict(prepared.plan, { exitCode, stderr, cwd: spec.workdir, command: spec.command, runnerFailed })
   }
 
   /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). */
@@ -253,20 +212,17 @@ export class LocalShellExecutor extends ShellExecutor {
       try {
         outcome = await handle.done
       } catch (error) {
-        throw prepared.mode && isSpawnError(error)
-          ? runnerFailureToError(error, prepared.mode, prepared.backend)
-          : error
+        throw prepared.plan && isSpawnError(error) ? runnerFailureToError(error, prepared.plan.policy.mode) : error
       } finally {
         decoder?.flush()
       }
       clearTimeout(timer)
-      this.reapLeftovers(handle)
+      // A confined run's supervisor ends what the command left behind: the run is over when its
+      // tree is. An unconfined one's leftovers get graceMs, then the group is terminated.
+      if (prepared.plan) await handle.waitForExit()
+      else this.reapLeftovers(handle)
       const stdout = collectedOf(handle, 'stdout')
       const stderr = collectedOf(handle, 'stderr')
-      // bubblewrap reports its own refusal as text: nothing ran, so the run is SANDBOX_UNAVAILABLE.
-      const bwrapLine =
-        prepared.backend === 'bubblewrap' ? bwrapRunnerFailure(outcome.exitCode, stderr.text) : undefined
-      if (bwrapLine !== undefined && prepared.mode) throw bwrapFailureToError(bwrapLine, prepared.mode)
       const cause = deadline.signal.aborted ? (deadline.signal.reason as unknown) : undefined
       const result: ShellRunResult = {
         exitCode: outcome.exitCode,

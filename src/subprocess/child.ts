@@ -3,10 +3,11 @@
  * Node sockets, and its exit observed through a pidfd on the event loop. No defaults, no
  * collection, no tree policy: the runtime above owns those.
  */
-import { Socket, type OnReadOpts, type SocketConstructorOpts } from 'node:net'
+import { type OnReadOpts, Socket, type SocketConstructorOpts } from 'node:net'
 import { constants as osConstants } from 'node:os'
-import { SpawnError } from '../policy/errors.js'
-import { loadNative, StdioKind, type NativeConfinementPlan } from './native.js'
+import { SpawnError, type SpawnStage } from '../policy/errors.js'
+import { loadNative, type NativeConfinementPlan, Slot, type SlotValue } from './native.js'
+import { findProgram, pathOf } from './program-path.js'
 
 /** Exit facts of the leader process in Node's `close`-event vocabulary. */
 export interface ChildExit {
@@ -20,9 +21,9 @@ export interface ChildOptions {
   /** Complete child environment as `K=V` strings (the caller merged and scrubbed it). */
   env: readonly string[]
   cwd?: string | undefined
-  stdio: readonly [StdioKind, StdioKind, StdioKind]
-  /** Adds fd 3 in the child: the write end of a pipe whose read end is `Child.extra`. */
-  extraPipe?: boolean
+  stdio: readonly [SlotValue, SlotValue, SlotValue]
+  /** Child fds 3, 4, …: `Slot.Pipe` (a pipe the child writes, read end in `Child.extras`) or a host fd. */
+  extra?: readonly SlotValue[] | undefined
   confinement?: NativeConfinementPlan | undefined
   /**
    * Reused-buffer readers for stdout/stderr: the named stream's socket is created with
@@ -42,10 +43,11 @@ export interface Child {
   readonly stdin: Socket | undefined
   readonly stdout: Socket | undefined
   readonly stderr: Socket | undefined
-  readonly extra: Socket | undefined
-  /** Settles once the leader has exited and been reaped; never rejects. */
+  /** Read ends of the extra pipes (fd 3, 4, …), undefined where the slot was not a pipe. */
+  readonly extras: readonly (Socket | undefined)[]
+  /** Settles once the leader has exited (and, for our own child, been reaped); never rejects. */
   readonly exit: Promise<ChildExit>
-  /** True until the leader is reaped (after that its pid may name another process). */
+  /** True until the leader has exited (after that its pid may name another process). */
   readonly running: boolean
   /** Signals the leader through its pidfd (never a reused pid); false once it is gone. */
   kill(signal: NodeJS.Signals | number): boolean
@@ -76,7 +78,8 @@ export function signalNumber(signal: NodeJS.Signals | number): number {
 let sharedReadBuffer: Buffer | undefined
 const READ_BUFFER_BYTES = 64 * 1024
 
-function socketFor(fd: number | null | undefined, readable: boolean, reader?: ChildReader): Socket | undefined {
+/** A Node socket over a host fd: readable for pipes the child writes, writable for its stdin. */
+export function socketFor(fd: number | null | undefined, readable: boolean, reader?: ChildReader): Socket | undefined {
   if (fd === null || fd === undefined) return undefined
   if (reader === undefined) return new Socket({ fd, readable, writable: !readable })
   sharedReadBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES)
@@ -98,38 +101,32 @@ function socketFor(fd: number | null | undefined, readable: boolean, reader?: Ch
   return new Socket(opts)
 }
 
-/** Starts a child, or throws SpawnError with the stage and errno that failed before exec. */
-export function startChild(options: ChildOptions): Child {
+/** The absolute program for `argv[0]` on the child's PATH, or a SpawnError at `exec`. */
+export function programOf(argv: readonly string[], env: readonly string[]): string {
+  const file = argv[0] ?? ''
+  const found = findProgram(file, pathOf(env))
+  if ('error' in found) throw new SpawnError({ stage: 'exec', errno: osConstants.errno[found.error], path: file })
+  return found.path
+}
+
+/** A Child over a pidfd the caller owns: watched (reaped when `reap`), signalled through it. */
+export function childOf(
+  pid: number,
+  pidfd: number,
+  reap: boolean,
+  sockets: Pick<Child, 'stdin' | 'stdout' | 'stderr' | 'extras'>,
+): Child {
   const native = loadNative()
-  const kinds: StdioKind[] = [...options.stdio]
-  if (options.extraPipe) kinds.push(StdioKind.Pipe)
-  const program = options.argv[0] ?? ''
-  const result = native.spawn(
-    program,
-    options.argv,
-    options.env,
-    options.cwd ?? null,
-    kinds,
-    options.confinement ?? null,
-  )
-  if (!('pid' in result)) {
-    const path = result.stage === 'chdir' ? options.cwd : result.stage === 'exec' ? program : undefined
-    throw new SpawnError({ stage: result.stage, errno: result.errno, path })
-  }
-  const { pid, pidfd, fds } = result
   let running = true
   const exit = new Promise<ChildExit>((resolve) => {
-    native.watch(pidfd, (exitCode, signal) => {
+    native.watch(pidfd, reap, true, (exitCode, signal) => {
       running = false
       resolve({ exitCode, signal: signal === null ? null : signalName(signal) })
     })
   })
   return {
     pid,
-    stdin: socketFor(fds[0], false),
-    stdout: socketFor(fds[1], true, options.onread?.stdout),
-    stderr: socketFor(fds[2], true, options.onread?.stderr),
-    extra: socketFor(fds[3], true),
+    ...sockets,
     exit,
     get running() {
       return running
@@ -140,6 +137,32 @@ export function startChild(options: ChildOptions): Child {
       return native.pidfdSignal(pidfd, signalNumber(signal)) === 0
     },
   }
+}
+
+/** Starts a child, or throws SpawnError with the stage and errno that failed before exec. */
+export function startChild(options: ChildOptions): Child {
+  const native = loadNative()
+  const program = programOf(options.argv, options.env)
+  const slots: SlotValue[] = [...options.stdio, ...(options.extra ?? [])]
+  const result = native.spawn(
+    program,
+    options.argv,
+    options.env,
+    options.cwd ?? null,
+    slots,
+    options.confinement ?? null,
+  )
+  if (!('pid' in result)) {
+    const path = result.stage === 'chdir' ? options.cwd : result.stage === 'exec' ? program : undefined
+    throw new SpawnError({ stage: result.stage as SpawnStage, errno: result.errno, path })
+  }
+  const { pid, pidfd, fds } = result
+  return childOf(pid, pidfd, true, {
+    stdin: socketFor(fds[0], false),
+    stdout: socketFor(fds[1], true, options.onread?.stdout),
+    stderr: socketFor(fds[2], true, options.onread?.stderr),
+    extras: (options.extra ?? []).map((slot, i) => (slot === Slot.Pipe ? socketFor(fds[3 + i], true) : undefined)),
+  })
 }
 
 /** The child's exit, or `'timeout'` after `timeoutMs` (the child is then SIGKILLed and reaped). */
@@ -155,4 +178,14 @@ export async function exitWithin(child: Child, timeoutMs: number): Promise<Child
     await child.exit
   }
   return outcome
+}
+
+/** A SpawnError for `errno` at `stage` (a stage name the native side reported). */
+export function spawnFailure(stage: string, errno: number, path?: string, detail?: string): SpawnError {
+  return new SpawnError({
+    stage: stage as SpawnStage,
+    errno,
+    path,
+    detail,
+  })
 }

@@ -2,14 +2,31 @@
  * One spawned process tree behind the seed's SubprocessHandle: wiring of its streams, bounded
  * collection, the exit facts, tree-scoped termination and the wait for the whole tree.
  *
- * The tree is the child's process group (every child leads its own session), or, with
- * `supervise`, everything below `cordon-exec --supervise`, whose own exit means "tree gone".
+ * The tree is the child's process group (`direct`), or everything below the run's supervisor
+ * (`launched`, `wrapped`: see launch-kind.ts), whose own exit means "tree gone". A supervisor
+ * reports the command's exit on a status pipe and owns termination: the host signals it, it
+ * forwards to the whole tree and escalates to SIGKILL after the grace.
  */
+import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import { isSpawnError, SpawnError } from '../policy/errors.js'
-import { signalName, startChild, type Child, type ChildExit, type ChildReader } from './child.js'
+import { isatty } from 'node:tty'
+import { isSpawnError, SpawnError, type SpawnStage } from '../policy/errors.js'
+import {
+  type Child,
+  type ChildExit,
+  type ChildReader,
+  childOf,
+  programOf,
+  signalName,
+  signalNumber,
+  socketFor,
+  startChild,
+} from './child.js'
 import { OutputCollector } from './collect.js'
-import { StdioKind } from './native.js'
+import { type LaunchKind, nativePlanOf, openRuleset } from './launch-kind.js'
+import type { WireStdio } from './launch-wire.js'
+import { launch } from './launcher.js'
+import { loadNative, Slot, type SlotValue } from './native.js'
 import { groupAlive } from './process-group.js'
 import type {
   SubprocessCollect,
@@ -23,19 +40,52 @@ import type {
 /** Everything a ManagedProcess needs beyond the spec (the runtime prepares it). */
 export interface ManagedProcessInit {
   spec: SubprocessSpawnSpec
+  kind: LaunchKind
   /** The complete child environment, `K=V`. */
   env: string[]
   /** Lazily creates the private spill directory. */
   spillDir: () => string
-  /** `cordon-exec` path, required when `spec.supervise`. */
-  helper: string | undefined
   /** Called once the tree is known to be gone (the runtime drops the handle). */
   onTreeGone: (process: ManagedProcess) => void
 }
 
-const outputKind = (mode: SubprocessOutputMode): StdioKind => (mode === 'inherit' ? StdioKind.Inherit : StdioKind.Pipe)
+/** How the host's own stdout/stderr is handed to a child: directly, or relayed through a pipe. */
+type OutputWiring = 'pipe' | 'inherit' | 'relay' | 'collect'
 
 const isCollect = (mode: SubprocessOutputMode): mode is SubprocessCollect => typeof mode === 'object'
+
+let devNullRdev: number | undefined
+
+/**
+ * Whether the host's fd may reach a confined command as is: a pipe, /dev/null or a terminal. Any
+ * other file is relayed through a pipe, so the command never holds the host's file itself
+ * (fchmod, ftruncate or a reopen through /proc/self/fd would reach it outside every rule).
+ */
+function safeToInherit(fd: number): boolean {
+  try {
+    const st = fstatSync(fd)
+    if (st.isFIFO() || isatty(fd)) return true
+    devNullRdev ??= statSync('/dev/null').rdev
+    return st.isCharacterDevice() && st.rdev === devNullRdev
+  } catch {
+    return false
+  }
+}
+
+function wiringOf(mode: SubprocessOutputMode, fd: 1 | 2, confined: boolean): OutputWiring {
+  if (isCollect(mode)) return 'collect'
+  if (mode === 'pipe') return 'pipe'
+  return confined && !safeToInherit(fd) ? 'relay' : 'inherit'
+}
+
+/** Throws SpawnError at `landlock` (EBADF) when `fd` is not open: nothing is handed to the launcher. */
+function assertOpen(fd: number): void {
+  try {
+    fstatSync(fd)
+  } catch {
+    throw new SpawnError({ stage: 'landlock', errno: 9, detail: `the ruleset fd ${fd} is not open` })
+  }
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
@@ -53,13 +103,40 @@ function closedWithin(socket: Socket, ms: number): Promise<boolean> {
   })
 }
 
-/** Parses the supervisor's one status line (`exit N`, `signal N`, `error exec E`). */
-function parseStatusLine(line: string): ChildExit | { error: number } | undefined {
+/** One status line of a supervisor (`started N`, `error STAGE ERRNO`, `exit N`, `signal N`). */
+export type StatusLine =
+  | { kind: 'started' }
+  | { kind: 'error'; stage: string; errno: number }
+  | { kind: 'exit'; exit: ChildExit }
+  | undefined
+
+/** Parses one supervisor status line; undefined for anything else. */
+export function parseStatusLine(line: string): StatusLine {
   const [word, a, b] = line.trim().split(' ')
-  if (word === 'exit') return { exitCode: Number(a), signal: null }
-  if (word === 'signal') return { exitCode: null, signal: signalName(Number(a)) }
-  if (word === 'error' && a === 'exec') return { error: Number(b) }
+  if (word === 'started') return { kind: 'started' }
+  if (word === 'exit' && a !== undefined) return { kind: 'exit', exit: { exitCode: Number(a), signal: null } }
+  if (word === 'signal' && a !== undefined)
+    return { kind: 'exit', exit: { exitCode: null, signal: signalName(Number(a)) } }
+  if (word === 'error' && a !== undefined && b !== undefined) return { kind: 'error', stage: a, errno: Number(b) }
   return undefined
+}
+
+/** Calls `onLine` for each complete line the socket carries, then `onEnd` once it closes. */
+function readLines(socket: Socket | undefined, onLine: (line: string) => void, onEnd: () => void): void {
+  if (!socket) {
+    onEnd()
+    return
+  }
+  let text = ''
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1')
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+      onLine(text.slice(0, nl))
+      text = text.slice(nl + 1)
+    }
+  })
+  socket.on('error', () => {})
+  socket.on('close', onEnd)
 }
 
 /** A live process tree; see SubprocessHandle for the contract of each member. */
@@ -70,7 +147,7 @@ export class ManagedProcess implements SubprocessHandle {
   readonly stderr: Socket | undefined
   readonly collected: SubprocessCollectedOutputs
   readonly done: Promise<SubprocessOutcome>
-  readonly supervised: boolean
+  readonly kind: LaunchKind
 
   private readonly child: Child | undefined
   private readonly command: string | undefined
@@ -81,28 +158,21 @@ export class ManagedProcess implements SubprocessHandle {
   private escalating = false
   private killTimer: NodeJS.Timeout | undefined
   private readonly abortListener: (() => void) | undefined
+  /** wrapped: the supervisor inside the wrapper, once the wrapper names it; signals wait for it. */
+  private innerPidfd: number | undefined
+  private readonly pendingSignals: number[] = []
 
   constructor(init: ManagedProcessInit) {
     const { spec } = init
+    this.kind = init.kind
+    this.command = spec.argv[0]
     this.graceMs = spec.graceMs
     this.onTreeGone = init.onTreeGone
-    this.supervised = spec.supervise === true
-    this.command = spec.argv[0]
-    const argv = this.supervised
-      ? [
-          init.helper ?? 'cordon-exec',
-          '--supervise',
-          '--status-fd',
-          '3',
-          '--grace-ms',
-          String(Math.ceil(spec.graceMs)),
-          '--host-pid',
-          String(process.pid),
-          '--',
-          ...spec.argv,
-        ]
-      : spec.argv
-    const stdinKind = spec.stdio.stdin === 'ignore' ? StdioKind.Null : StdioKind.Pipe
+    const confined = spec.confinement !== undefined
+    const wiring = {
+      stdout: wiringOf(spec.stdio.stdout, 1, confined),
+      stderr: wiringOf(spec.stdio.stderr, 2, confined),
+    }
     const collectors: { stdout?: OutputCollector; stderr?: OutputCollector } = {}
     for (const stream of ['stdout', 'stderr'] as const) {
       const mode = spec.stdio[stream]
@@ -123,19 +193,12 @@ export class ManagedProcess implements SubprocessHandle {
           }
         : (buf, n) => collector.pushCopy(buf, 0, n)
     }
+    const readers = { stdout: readerFor('stdout'), stderr: readerFor('stderr') }
 
     let child: Child | undefined
     let failure: unknown
     try {
-      child = startChild({
-        argv,
-        env: init.env,
-        cwd: spec.cwd,
-        stdio: [stdinKind, outputKind(spec.stdio.stdout), outputKind(spec.stdio.stderr)],
-        extraPipe: this.supervised,
-        confinement: spec.confinement?.plan,
-        onread: { stdout: readerFor('stdout'), stderr: readerFor('stderr') },
-      })
+      child = this.start(init, wiring, readers)
     } catch (error) {
       failure = error
     }
@@ -162,21 +225,30 @@ export class ManagedProcess implements SubprocessHandle {
     const drained: Socket[] = []
     for (const stream of ['stdout', 'stderr'] as const) {
       const socket = child[stream]
-      const collector = collectors[stream]
-      if (socket && collector) {
-        // Data arrives through the reader given to startChild (no 'data' events).
+      if (!socket) continue
+      if (wiring[stream] === 'collect') {
+        // Data arrives through the reader given at start (no 'data' events).
         socket.on('error', () => {})
+        drained.push(socket)
+      } else if (wiring[stream] === 'relay') {
+        socket.on('error', () => {})
+        socket.pipe(stream === 'stdout' ? process.stdout : process.stderr, { end: false })
         drained.push(socket)
       }
     }
-    this.stdout = spec.stdio.stdout === 'pipe' ? child.stdout : undefined
-    this.stderr = spec.stdio.stderr === 'pipe' ? child.stderr : undefined
+    this.stdout = wiring.stdout === 'pipe' ? child.stdout : undefined
+    this.stderr = wiring.stderr === 'pipe' ? child.stderr : undefined
 
-    const treeExit = child.exit.then((exit) => {
-      if (this.supervised) this.markTreeGone()
-      return exit
-    })
-    this.leaderExit = this.supervised ? this.supervisedLeaderExit(child, treeExit) : treeExit
+    if (this.kind === 'direct') {
+      this.leaderExit = child.exit
+    } else {
+      const treeExit = child.exit.then((exit) => {
+        this.markTreeGone()
+        return exit
+      })
+      this.leaderExit = this.supervisedExit(child, treeExit, collectors.stderr)
+      if (this.kind === 'wrapped') this.watchInnerSupervisor(child.extras[1])
+    }
 
     this.done = this.leaderExit.then(async (exit) => {
       if (exit === undefined) throw new Error('unreachable: leader exit without facts')
@@ -184,7 +256,7 @@ export class ManagedProcess implements SubprocessHandle {
       await Promise.all(drained.map((s) => closedWithin(s, this.graceMs)))
       for (const s of drained) s.destroy()
       for (const c of Object.values(collectors)) c.finish()
-      if (!this.supervised && !groupAlive(this.pid)) this.markTreeGone()
+      if (this.kind === 'direct' && !groupAlive(this.pid)) this.markTreeGone()
       return exit
     })
     this.done.catch(() => {})
@@ -196,30 +268,163 @@ export class ManagedProcess implements SubprocessHandle {
     }
   }
 
-  /** The command's exit as the supervisor reports it; its own exit when it could not say. */
-  private supervisedLeaderExit(child: Child, treeExit: Promise<ChildExit>): Promise<ChildExit | undefined> {
+  /** Starts the child the way its kind needs; throws SpawnError before anything ran. */
+  private start(
+    init: ManagedProcessInit,
+    wiring: Record<'stdout' | 'stderr', OutputWiring>,
+    readers: { stdout?: ChildReader | undefined; stderr?: ChildReader | undefined },
+  ): Child {
+    const { spec } = init
+    const stdinSlot: SlotValue = spec.stdio.stdin === 'ignore' ? Slot.Null : Slot.Pipe
+    const slotOf = (w: OutputWiring): SlotValue => (w === 'inherit' ? Slot.Inherit : Slot.Pipe)
+    if (this.kind === 'launched') {
+      const c = spec.confinement
+      const steps = c?.steps
+      const rulesetFd = openRuleset(steps?.ruleset)
+      if (rulesetFd !== undefined) assertOpen(rulesetFd)
+      const wireOf = (w: OutputWiring): WireStdio => (w === 'inherit' ? 'fd' : 'pipe')
+      const stdio: [WireStdio, WireStdio, WireStdio] = [
+        spec.stdio.stdin === 'ignore' ? 'null' : 'pipe',
+        wireOf(wiring.stdout),
+        wireOf(wiring.stderr),
+      ]
+      const fds: number[] = []
+      if (stdio[1] === 'fd') fds.push(1)
+      if (stdio[2] === 'fd') fds.push(2)
+      if (rulesetFd !== undefined) fds.push(rulesetFd)
+      const run = launch(
+        {
+          path: programOf(spec.argv, init.env),
+          argv: spec.argv,
+          env: init.env,
+          cwd: spec.cwd,
+          stdio,
+          background: spec.supervise === true,
+          graceMs: spec.graceMs,
+          confinement:
+            steps === undefined
+              ? undefined
+              : {
+                  dropCaps: steps.dropCaps,
+                  dropBounding: steps.dropBounding,
+                  capLast: steps.capLast,
+                  noNewPrivs: steps.noNewPrivs,
+                  ruleset: rulesetFd !== undefined,
+                  landlockFlags: steps.landlockFlags ?? 0,
+                  filter: steps.filter,
+                  credentials: steps.credentials,
+                  rlimits: steps.rlimits ?? [],
+                  unshareIpc: c?.namespaces?.ipc === true,
+                  unshareNet: c?.namespaces?.net === true,
+                  unshareUser: c?.namespaces?.user === true,
+                },
+        },
+        fds,
+      )
+      return childOf(run.supervisorPid, run.pidfd, false, {
+        stdin: socketFor(run.stdio[0], false),
+        stdout: socketFor(run.stdio[1], true, readers.stdout),
+        stderr: socketFor(run.stdio[2], true, readers.stderr),
+        extras: [socketFor(run.statusFd, true)],
+      })
+    }
+    const extra: SlotValue[] = []
+    if (this.kind === 'wrapped') {
+      const rulesetFd = openRuleset(spec.confinement?.wrapper?.ruleset)
+      extra.push(Slot.Pipe, Slot.Pipe)
+      if (rulesetFd !== undefined) extra.push(rulesetFd)
+    }
+    try {
+      return startChild({
+        argv: spec.argv,
+        env: init.env,
+        cwd: spec.cwd,
+        stdio: [stdinSlot, slotOf(wiring.stdout), slotOf(wiring.stderr)],
+        extra,
+        confinement: nativePlanOf(spec.confinement?.steps),
+        onread: readers,
+      })
+    } catch (error) {
+      // The wrapper (bwrap) itself could not be exec'd: the sandbox's runner is missing.
+      if (this.kind === 'wrapped' && isSpawnError(error) && error.stage === 'exec') {
+        throw new SpawnError({
+          stage: 'launcher',
+          errno: error.errno,
+          path: error.path,
+          detail: `the sandbox wrapper ${error.path ?? spec.argv[0]} could not be started (${error.code})`,
+          cause: error,
+        })
+      }
+      throw error
+    }
+  }
+
+  /**
+   * The command's exit as its supervisor reports it. A supervisor that ends without a report
+   * lost its command to an outside SIGKILL; a wrapper that never said "started" refused to build
+   * the sandbox (its first stderr line says why): the command never ran.
+   */
+  private supervisedExit(
+    child: Child,
+    treeExit: Promise<ChildExit>,
+    stderr: OutputCollector | undefined,
+  ): Promise<ChildExit | undefined> {
     return new Promise((resolve, reject) => {
-      let text = ''
-      const status = child.extra
-      const settleFromSupervisor = () => void treeExit.then(resolve)
-      if (!status) return settleFromSupervisor()
-      status.on('data', (chunk: Buffer) => {
-        text += chunk.toString('latin1')
-        const newline = text.indexOf('\n')
-        if (newline < 0) return
-        const parsed = parseStatusLine(text.slice(0, newline))
-        status.destroy()
-        if (parsed === undefined) return settleFromSupervisor()
-        if ('error' in parsed) {
-          return reject(new SpawnError({ stage: 'exec', errno: parsed.error, path: this.command }))
-        }
-        resolve(parsed)
-      })
-      status.on('error', () => {})
-      status.on('close', () => {
-        if (text.indexOf('\n') < 0) settleFromSupervisor()
-      })
+      let started = this.kind === 'launched'
+      let settled = false
+      const settle = (exit: ChildExit | SpawnError) => {
+        if (settled) return
+        settled = true
+        if (exit instanceof SpawnError) reject(exit)
+        else resolve(exit)
+      }
+      readLines(
+        child.extras[0],
+        (line) => {
+          const status = parseStatusLine(line)
+          if (status?.kind === 'started') started = true
+          if (status?.kind === 'exit') settle(status.exit)
+          if (status?.kind === 'error') {
+            const path = status.stage === 'exec' ? this.command : undefined
+            settle(new SpawnError({ stage: status.stage as SpawnStage, errno: status.errno, path }))
+          }
+        },
+        () => {
+          void treeExit.then(async (exit) => {
+            if (started) return settle({ exitCode: null, signal: exit.signal ?? 'SIGKILL' })
+            // Give the wrapper's stderr a moment to land, then quote its own line.
+            await sleep(0)
+            const said = stderr
+              ?.readFrom(0)
+              .text.split('\n')
+              .find((l) => l.trim() !== '')
+            settle(
+              new SpawnError({
+                stage: 'launcher',
+                errno: 0,
+                detail: said ?? `the sandbox wrapper exited ${exit.exitCode ?? exit.signal} before the command started`,
+              }),
+            )
+          })
+        },
+      )
     })
+  }
+
+  /** wrapped: learns the supervisor's pid from bwrap's JSON status and pins it with a pidfd. */
+  private watchInnerSupervisor(json: Socket | undefined): void {
+    readLines(
+      json,
+      (line) => {
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(line)
+        if (!match || this.innerPidfd !== undefined || this.treeGone) return
+        const fd = loadNative().pidfdOpen(Number(match[1]))
+        if (fd < 0) return
+        this.innerPidfd = fd
+        for (const sig of this.pendingSignals.splice(0)) loadNative().pidfdSignal(fd, sig)
+      },
+      () => {},
+    )
   }
 
   private markTreeGone(): void {
@@ -227,23 +432,31 @@ export class ManagedProcess implements SubprocessHandle {
     this.treeGone = true
     if (this.killTimer) clearTimeout(this.killTimer)
     this.killTimer = undefined
+    if (this.innerPidfd !== undefined) loadNative().closeFd(this.innerPidfd)
+    this.innerPidfd = undefined
     this.onTreeGone(this)
   }
 
   /** Whether the tree is gone, checking /proc when the leader has exited (never kill(-pgid,0)). */
   private checkTreeGone(): boolean {
     if (this.treeGone) return true
-    if (this.supervised || this.child === undefined || this.child.running) return false
+    if (this.kind !== 'direct' || this.child === undefined || this.child.running) return false
     if (!groupAlive(this.pid)) this.markTreeGone()
     return this.treeGone
   }
 
+  /** Signals the tree: the group (direct), or the supervisor, which forwards to every member. */
   private signalTree(signal: NodeJS.Signals): void {
     const child = this.child
     if (!child) return
-    if (this.supervised) {
-      // The supervisor forwards TERM to every descendant and escalates to KILL after grace.
+    if (this.kind === 'launched') {
       child.kill(signal)
+      return
+    }
+    if (this.kind === 'wrapped') {
+      // bwrap does not forward signals: they go to the supervisor inside, once it is known.
+      if (this.innerPidfd !== undefined) loadNative().pidfdSignal(this.innerPidfd, signalNumber(signal))
+      else this.pendingSignals.push(signalNumber(signal))
       return
     }
     try {
@@ -258,27 +471,35 @@ export class ManagedProcess implements SubprocessHandle {
     if (this.escalating || this.checkTreeGone()) return
     this.escalating = true
     this.signalTree('SIGTERM')
+    const supervised = this.kind !== 'direct'
     this.killTimer = setTimeout(
       () => {
         this.killTimer = undefined
         if (this.checkTreeGone()) return
-        if (this.supervised) {
+        if (supervised) {
           // The supervisor kills at its own grace; reaching here means it is stuck: last resort.
+          this.signalTree('SIGKILL')
           this.child?.kill('SIGKILL')
           return
         }
         this.signalTree('SIGKILL')
       },
-      this.supervised ? this.graceMs + 2000 : this.graceMs,
+      supervised ? this.graceMs + 2000 : this.graceMs,
     )
   }
 
   /** SIGKILL to the whole tree at once (host exit, disposal after failure). */
   forceKill(): void {
     if (this.treeGone || !this.child) return
-    if (this.supervised) {
-      // PDEATHSIG covers host death; here the host lives on, so ask for the immediate kill.
+    if (this.kind === 'launched') {
+      // The launcher's death (with the host) takes every supervisor and its tree down; while the
+      // host lives on, ask the supervisor (TERM escalates at its grace).
       this.child.kill('SIGTERM')
+      return
+    }
+    if (this.kind === 'wrapped') {
+      this.signalTree('SIGKILL')
+      this.child.kill('SIGKILL') // bwrap's death takes the sandbox with it (--die-with-parent)
       return
     }
     try {
@@ -304,7 +525,7 @@ export class ManagedProcess implements SubprocessHandle {
         { once: true },
       )
     })
-    const exited = this.supervised ? this.child!.exit : this.leaderExit.catch(() => undefined)
+    const exited = this.kind === 'direct' ? this.leaderExit.catch(() => undefined) : this.child?.exit
     await Promise.race([exited, onAbort])
     // Leader gone; descendants of an unsupervised group are only visible in /proc.
     let delay = 2

@@ -7,10 +7,17 @@ import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** How fd N of the child is wired: /dev/null, a fresh pipe, or the host's own fd N. */
-export const StdioKind = { Null: 0, Pipe: 1, Inherit: 2 } as const
-/** One of the {@link StdioKind} values. */
-export type StdioKind = (typeof StdioKind)[keyof typeof StdioKind]
+/** How fd N of the child is wired: /dev/null, a fresh pipe, the host's own fd N, or (>= 0) that fd. */
+export const Slot = { Null: -1, Pipe: -2, Inherit: -3 } as const
+/** One slot of a native spawn: a {@link Slot} value, or a host fd (>= 0) installed as that child fd. */
+export type SlotValue = (typeof Slot)[keyof typeof Slot] | number
+
+/** One resource limit the child sets on itself (`RLIMIT_*` number, soft and hard). */
+export interface NativeRlimit {
+  resource: number
+  soft: number
+  hard: number
+}
 
 /** What the child applies to itself before exec (built by the sandbox floor). */
 export interface NativeConfinementPlan {
@@ -18,9 +25,11 @@ export interface NativeConfinementPlan {
   dropBounding: boolean
   capLast: number
   noNewPrivs: boolean
-  rulesetFd?: number
-  landlockFlags?: number
-  filter?: Buffer
+  rulesetFd?: number | undefined
+  landlockFlags?: number | undefined
+  filter?: Buffer | undefined
+  credentials?: { uid: number; gid: number } | undefined
+  rlimits?: readonly NativeRlimit[] | undefined
 }
 
 /** A started child: its pid, an owned pidfd, and the host ends of its pipes (null otherwise). */
@@ -36,24 +45,44 @@ export interface NativeSpawnFailure {
   errno: number
 }
 
-/** The addon's functions, exactly as native/addon.cc and native/landlock.cc register them. */
+/** The reply of one launcher request, and the descriptors that came with it. */
+export interface NativeLauncherReply {
+  reply: Buffer
+  fds: number[]
+}
+
+/** The addon's functions, exactly as native/addon.cc registers them (failures are -errno). */
 export interface NativeAddon {
   spawn(
-    file: string,
+    path: string,
     argv: readonly string[],
     envp: readonly string[],
     cwd: string | null,
-    kinds: readonly StdioKind[],
+    slots: readonly SlotValue[],
     plan: NativeConfinementPlan | null,
   ): NativeSpawned | NativeSpawnFailure
-  watch(pidfd: number, onExit: (exitCode: number | null, signal: number | null) => void): void
+  /** Calls back once the process exits; with `reap` (our child) with its status, else with nulls. */
+  watch(
+    pidfd: number,
+    reap: boolean,
+    keepAlive: boolean,
+    onExit: (exitCode: number | null, signal: number | null) => void,
+  ): void
   pidfdSignal(pidfd: number, signal: number): number
+  pidfdOpen(pid: number): number
   closeFd(fd: number): void
-  hostCapabilities(): { setpcap: boolean; capLast: number; uid: number }
+  socketPair(): [number, number] | number
+  launcherCall(
+    controlFd: number,
+    request: Buffer,
+    fds: readonly number[],
+    replySize: number,
+    timeoutMs: number,
+  ): NativeLauncherReply | { errno: number; sent: boolean }
+  hostCapabilities(): { setpcap: boolean; setuid: boolean; capLast: number }
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
-  landlockAddNetRule(rulesetFd: number, port: number, allowed: number): number
 }
 
 /** The package root (holds binding.gyp, build/, prebuilds/), from src/ or dist/ alike. */

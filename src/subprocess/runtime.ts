@@ -5,7 +5,7 @@
 import { InvalidRequestError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
 import { ManagedProcess } from './managed-process.js'
-import { helperPath } from './native.js'
+import { launchKindOf } from './launch-kind.js'
 import { resolveExecutable } from './resolve-executable.js'
 import { validateSpawnSpec } from './spec-schema.js'
 import { SpillDirectory } from './spill-dir.js'
@@ -76,15 +76,11 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
         { cause: reason },
       )
     }
-    const helper = spec.supervise ? helperPath() : undefined
-    if (spec.supervise && helper === undefined) {
-      throw new InvalidRequestError(['supervise: the cordon-exec helper was not built (run `npm run build:native`)'])
-    }
     const env = envToArray(mergeEnv(scrubbedParentEnv(), spec.env))
     const handle = new ManagedProcess({
       spec,
+      kind: launchKindOf(spec),
       env,
-      helper,
       spillDir: () => this.spills.path(),
       onTreeGone: (p) => {
         this.live.delete(p)

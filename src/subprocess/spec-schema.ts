@@ -40,8 +40,17 @@ const SpawnSpecSchema = z
       .object({
         backend: z.union([z.literal('landlock'), z.literal('bubblewrap')]),
         mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
-        plan: z.object({}).passthrough().optional(),
+        steps: z.object({}).passthrough().optional(),
+        namespaces: z
+          .object({ ipc: z.boolean().optional(), net: z.boolean().optional(), user: z.boolean().optional() })
+          .strict()
+          .optional(),
+        wrapper: z
+          .object({ ruleset: z.object({}).passthrough().optional() })
+          .strict()
+          .optional(),
       })
+      .strict()
       .optional(),
     supervise: z.boolean().optional(),
     onOutput: z.function().optional(),

@@ -3,7 +3,6 @@
  * (`confinement`, `supervise`). This seam applies no defaults: every disposition is explicit.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { NativeConfinementPlan } from './native.js'
 
 /** One environment key inside the managed `DSH_` namespace. */
 export type DshEnvironmentKey = `DSH_${string}`
@@ -84,18 +83,47 @@ export interface SubprocessStdio {
 }
 
 /**
- * What the sandbox floor hands the runtime: a finished plan the native child applies to itself
- * before exec. Serialisable except for the fd it names (owned by the sandbox that built it).
- * For `bubblewrap` the confinement is the `bwrap` argv itself; its plan (no_new_privs and a
- * small seccomp filter, kept across the exec of bwrap) may be absent.
+ * A Landlock ruleset the sandbox floor built and owns, referenced by a confined spec. The spec
+ * holds this object, never a bare fd number: a ruleset the sandbox has closed reads `closed`, and
+ * a spawn of such a spec fails closed instead of running under whatever the number now names.
+ */
+export interface RulesetReference {
+  readonly fd: number
+  readonly closed: boolean
+}
+
+/** The steps a confined command applies to itself before exec, in this order. */
+export interface ConfinementSteps {
+  /** Resource limits (RLIMIT_CORE 0 and the policy's limits). */
+  rlimits?: ReadonlyArray<{ resource: number; soft: number; hard: number }> | undefined
+  /** Empty every capability set (and the bounding set and securebits when `dropBounding`). */
+  dropCaps: boolean
+  dropBounding: boolean
+  capLast: number
+  /** Become this uid and gid (no supplementary groups) before the capabilities go. */
+  credentials?: { uid: number; gid: number } | undefined
+  noNewPrivs: boolean
+  ruleset?: RulesetReference | undefined
+  landlockFlags?: number | undefined
+  /** The seccomp program, loaded last. */
+  filter?: Buffer | undefined
+}
+
+/**
+ * What the sandbox floor hands the runtime: a finished plan. Under `landlock` the command runs
+ * below a supervisor (cordon-exec, outside the sandbox) and applies `steps` to itself, in the
+ * `namespaces` the supervisor enters first. Under `bubblewrap` the spec's argv is the `bwrap`
+ * argv, which runs cordon-exec inside as the command's supervisor: it reports on fd 3, bwrap's
+ * JSON status comes on fd 4 and `wrapper.ruleset` goes to fd 5; `steps` are bwrap's own.
  */
 export interface SubprocessConfinement {
   /** The backend that built the plan (for facts and errors). */
   backend: 'landlock' | 'bubblewrap'
   /** The sandbox mode the plan enforces. */
   mode: 'read-only' | 'workspace-write'
-  /** The native steps: capabilities, no_new_privs, Landlock ruleset fd, seccomp program. */
-  plan?: NativeConfinementPlan | undefined
+  steps?: ConfinementSteps | undefined
+  namespaces?: { ipc?: boolean; net?: boolean; user?: boolean } | undefined
+  wrapper?: { ruleset?: RulesetReference | undefined } | undefined
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */
@@ -114,7 +142,12 @@ export interface SubprocessSpawnSpec {
   env?: NodeJS.ProcessEnv | undefined
   /** cordon: confinement the child applies to itself before exec (from `LocalSandbox.confine`). */
   confinement?: SubprocessConfinement | undefined
-  /** cordon: run under `cordon-exec --supervise`, a subreaper that owns every descendant. */
+  /**
+   * cordon: a background run. Every confined run has a supervisor (a subreaper outside the
+   * sandbox) that ends the rest of the tree when the command exits; with `supervise` an
+   * unconfined run gets one too, and the supervisor instead waits for the tree to empty (a
+   * daemon the command started lives on until `terminate()`).
+   */
   supervise?: boolean | undefined
   /** cordon: called with each chunk of a collected stream as it arrives (streaming callers). */
   onOutput?: ((chunk: Buffer, stream: 'stdout' | 'stderr') => void) | undefined

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
 import type { SandboxExecutionPolicy } from '../../src/policy/vocabulary.js'
-import { REMEDY_INSTALL_BUBBLEWRAP } from '../../src/sandbox/bubblewrap-probe.js'
+import { REMEDY_INSTALL_BUBBLEWRAP } from '../../src/sandbox/probe-bubblewrap.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../../src/shell/executor.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
@@ -49,16 +49,31 @@ function executorFor(sandbox: ShellSandbox, root: string): LocalShellExecutor {
 await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
   it('reports the bwrap it found, its version, full enforcement per mode and its limits', () => {
     const cap = sandbox().capabilities.backends.bubblewrap!
-    expect(cap).toMatchObject({ usable: true, seccomp: true })
+    expect(cap).toMatchObject({ usable: true, seccomp: true, supervisor: true })
     expect(path.isAbsolute(cap.executable!)).toBe(true)
     expect(cap.version).toMatch(/^bubblewrap \d+\.\d+/)
     expect(cap.enforcement).toEqual({
       'read-only': { inherit: 'full', deny: 'full' },
       'workspace-write': { inherit: 'full', deny: 'full' },
     })
-    expect(cap.governs?.['workspace-write']).toEqual(['content', 'names', 'metadata', 'network', 'signals'])
+    expect(cap.governs?.['workspace-write']).toEqual(
+      expect.arrayContaining([
+        'content',
+        'names',
+        'metadata',
+        'network',
+        'processes',
+        'signals',
+        'ipc',
+        'keyrings',
+        'terminals',
+        'lifetime',
+      ]),
+    )
     expect(cap.limitations.join('\n')).toMatch(/abstract unix sockets/)
-    expect(cap.limitations.join('\n')).toMatch(/io_uring/)
+    expect(cap.limitations.join('\n')).toMatch(/pathname unix sockets/)
+    // The canary really ran inside bwrap: the host is outside its pid namespace, the rest refused.
+    expect(cap.canary).toMatchObject({ signal: 3, prlimit: 3, keyring: 1, tiocsti: 1, lease: 1 })
   })
 
   it('the default chain picks Landlock for read-only and bubblewrap for workspace-write', async () => {
@@ -290,10 +305,12 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     expect((error as { detail: unknown }).detail).toMatch(/^bwrap: Can't find source path .*extra/)
     expect(fs.existsSync(target)).toBe(false)
 
-    const proc = executor.start(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: policy }))
+    // A new session: the vanished-and-recreated extra root is not the one the first session pinned.
+    const again = { ...policy, sessionId: 'bwrap-refuse-2' }
+    const proc = executor.start(executor.resolve({ command: `echo ran > ${target}`, sandboxPolicy: again }))
     await proc.done
-    expect(proc.status).toBe('completed')
-    expect(proc.exitCode).toBe(1)
+    expect(proc.status).toBe('killed')
+    expect(proc.readOutput().delta).toMatch(/bwrap: Can't find source path/)
     expect(proc.sandbox).toMatchObject({
       mode: 'workspace-write',
       denied: false,
@@ -362,7 +379,7 @@ it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE, n
       )
       .catch((e: unknown) => e)
     expect(isSandboxUnavailableError(error)).toBe(true)
-    expect(String((error as Error).message)).toMatch(/bubblewrap runner could not be started \(ENOENT/)
+    expect(String((error as Error).message)).toMatch(/the sandbox wrapper \S+bwrap could not be started \(ENOENT\)/)
     const proc = executor.start(
       executor.resolve({
         command: `echo ran > ${target}`,

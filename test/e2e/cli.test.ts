@@ -121,7 +121,10 @@ describe('cordon CLI', async () => {
     expect(r.stdout).toContain(`root ${root}`)
     expect(r.stdout).toMatch(/backend: landlock \(partial\)/)
     expect(r.stdout).toMatch(new RegExp(`allow ${root}: .*write-file`))
-    expect(r.stdout).toMatch(/sockets: AF_UNIX only/)
+    expect(r.stdout).toMatch(/socket: allow only when arg0 in \{2,10,16\}/)
+    expect(r.stdout).toMatch(/private namespaces: ipc, network \(loopback only\)/)
+    expect(r.stdout).toMatch(/NOT governed: metadata: workspace-write/)
+    expect(r.stdout).toMatch(/governed: lifetime: a supervisor outside the sandbox/)
     const json = JSON.parse(cordon(['explain', '--json']).stdout) as {
       backend: string
       policy: { workspaceRoot: string }
@@ -137,14 +140,16 @@ describe('cordon CLI', async () => {
     expect(r.stdout).toContain(
       `--unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --bind ${root} ${root}`,
     )
-    expect(r.stdout).toMatch(/--setenv TMPDIR \/tmp\/cordon-tmp-<session> --chdir \S+ -- bash -c/)
+    expect(r.stdout).toMatch(
+      /--setenv TMPDIR \/tmp\/cordon-tmp-anon-\S+ --chdir \S+ --json-status-fd 4 -- \S+cordon-exec init --status-fd 3 .* -- \/usr\/bin\/bash -c/,
+    )
     const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as {
       backend: string
       bubblewrap?: { argv: string[] }
     }
     expect(json.backend).toBe('bubblewrap')
     expect(json.bubblewrap?.argv).toEqual(
-      expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--remount-ro']),
+      expect.arrayContaining(['--die-with-parent', '--unshare-pid', '--as-pid-1', '--unshare-ipc', '--remount-ro']),
     )
   })
 

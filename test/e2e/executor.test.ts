@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
-import { selectBackend } from '../../src/sandbox/select.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
@@ -247,7 +246,7 @@ describe('sandboxed executor: facts of every run', async () => {
     'an explicit workspace-write policy writes inside the root, reports the chosen backend, and still denies outside',
     async () => {
       const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
-      const chosen = selectBackend(sandbox.capabilities, policy)
+      const chosen = sandbox.choose(policy)
       const inside = await ex.run(
         ex.resolve({ command: 'echo ok > inside.txt && cat inside.txt', sandboxPolicy: policy }),
       )
@@ -346,7 +345,10 @@ describe('sandboxed executor: facts of every run', async () => {
           const c = confined.spec.confinement!
           return {
             ...confined,
-            spec: { ...confined.spec, confinement: { ...c, plan: { ...c.plan!, rulesetFd: 999_999 } } },
+            spec: {
+              ...confined.spec,
+              confinement: { ...c, steps: { ...c.steps!, ruleset: { fd: 999_999, closed: false } } },
+            },
           }
         },
       }

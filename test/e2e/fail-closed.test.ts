@@ -8,9 +8,9 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { isSandboxUnavailableError, isSpawnError, SpawnError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
-import type { BackendCapability, SandboxCapabilities } from '../../src/sandbox/probe.js'
+import type { BackendCapability, SandboxCapabilities } from '../../src/policy/backends.js'
 import { isBackendRequired, requiredBackends } from '../../src/sandbox/require-backends.js'
-import { runnerFailureToError } from '../../src/sandbox/runner-failure.js'
+import { runnerFailureToError } from '../../src/sandbox/verdict.js'
 import { compileSeccompRules, encodeBpf, hostSeccompArch, type SyscallName } from '../../src/sandbox/seccomp.js'
 import { loadNative } from '../../src/subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
@@ -47,7 +47,9 @@ async function runHarness(
   const arch = hostSeccompArch()
   if (!arch) throw new Error('no seccomp table for this arch')
   const dir = workDir()
-  const filter = encodeBpf(compileSeccompRules({ arch, refuse: broken, errno: ENOSYS }))
+  const filter = encodeBpf(
+    compileSeccompRules({ arch, rules: broken.map((name) => ({ name, refuse: true as const })), errno: ENOSYS }),
+  )
   const host = loadNative().hostCapabilities()
   const spec: SubprocessSpawnSpec = {
     ...specFor(
@@ -66,7 +68,7 @@ async function runHarness(
     confinement: {
       backend: 'landlock',
       mode: 'read-only',
-      plan: { dropCaps: false, dropBounding: false, capLast: host.capLast, noNewPrivs: true, filter },
+      steps: { dropCaps: false, dropBounding: false, capLast: host.capLast, noNewPrivs: true, filter },
     },
   }
   const run = await runSpec(spec, 60_000)
@@ -140,8 +142,8 @@ describe('fail closed: runner failures during a run', () => {
           workspaceRoot: dir,
         },
       )
-      const plan = { ...confined.spec.confinement!.plan!, rulesetFd: notARuleset }
-      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch(
+      const steps = { ...confined.spec.confinement!.steps!, ruleset: { fd: notARuleset, closed: false } }
+      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, steps } }).catch(
         (e: unknown) => e,
       )
       expect(isSpawnError(error)).toBe(true)
@@ -167,8 +169,8 @@ describe('fail closed: runner failures during a run', () => {
     try {
       const confined = sandbox.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: dir })
       const bogus = encodeBpf([{ code: 0xff, jt: 0, jf: 0, k: 0 }]) // not a valid opcode: EINVAL
-      const plan = { ...confined.spec.confinement!.plan!, filter: bogus }
-      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, plan } }).catch(
+      const steps = { ...confined.spec.confinement!.steps!, filter: bogus }
+      const error = await runSpec({ ...confined.spec, confinement: { ...confined.spec.confinement!, steps } }).catch(
         (e: unknown) => e,
       )
       expect(runnerFailureToError(error, 'read-only')).toMatchObject({
@@ -217,7 +219,10 @@ describe('fail closed: selection', () => {
         backend: 'landlock',
         usable: true,
         abi: 7,
-        seccomp: true,
+        // The account comes from the facts: without seccomp, read-only is partial.
+        seccomp: enforcement === 'full',
+        supervisor: true,
+        namespaces: { ipc: true, net: true, user: false },
         enforcement: {
           'read-only': { inherit: enforcement, deny: enforcement },
           'workspace-write': { inherit: 'partial', deny: 'partial' },

@@ -7,10 +7,9 @@ import path from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { isInvalidRequestError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
-import { startChild } from '../../src/subprocess/child.js'
-import { StdioKind } from '../../src/subprocess/native.js'
+import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { describeWithBackend } from '../support/backends.js'
-import { envOf, runSpec, specFor } from '../support/run-confined.js'
+import { runSpec, specFor } from '../support/run-confined.js'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -35,15 +34,30 @@ const rulesetFds = () =>
 await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
   it('reports ABI, enforcement per mode, governed classes and its limits truthfully', () => {
     const cap = sandbox().capabilities.backends.landlock!
-    expect(cap).toMatchObject({ usable: true, abi: 7, seccomp: true })
+    expect(cap).toMatchObject({ usable: true, seccomp: true, supervisor: true })
+    expect(cap.abi).toBeGreaterThanOrEqual(6)
     expect(cap.enforcement).toEqual({
       'read-only': { inherit: 'full', deny: 'full' },
       'workspace-write': { inherit: 'partial', deny: 'partial' },
     })
     expect(cap.governs?.['read-only']).toEqual(
-      expect.arrayContaining(['content', 'names', 'metadata', 'network', 'signals']),
+      expect.arrayContaining([
+        'content',
+        'names',
+        'metadata',
+        'network',
+        'processes',
+        'signals',
+        'ipc',
+        'keyrings',
+        'terminals',
+        'lifetime',
+      ]),
     )
     expect(cap.governs?.['workspace-write']).not.toContain('metadata')
+    expect(cap.accounts?.['workspace-write'].inherit.ungoverned).toEqual(['metadata'])
+    // The canary really ran: each class was refused on this kernel.
+    expect(cap.canary).toMatchObject({ write_outside: 13, chmod: 1, signal: 1, prlimit: 1, keyring: 1, tiocsti: 1 })
     expect(cap.limitations.join('\n')).toMatch(/pathname unix sockets/)
     expect(cap.remedy).toBeTruthy()
     expect(cap.probeMs).toBeGreaterThan(0)
@@ -113,7 +127,10 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     expect(a1).toBe(a2)
     expect(b).not.toBe(a1)
     expect(path.dirname(b!)).toBe(os.tmpdir())
-    expect(sandbox().confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir }).tempDir).toBeUndefined()
+    // read-only gets the session's private temp dir too (and writes nothing else).
+    expect(sandbox().confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir, sessionId: 'a' }).tempDir).toBe(
+      a1,
+    )
   })
 
   it('dispose removes the session temp dirs and closes the cached rulesets', async () => {
@@ -135,43 +152,53 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
       confinement: {
         backend: 'landlock' as const,
         mode: 'read-only' as const,
-        plan: { dropCaps: true, dropBounding: false, capLast: 40, noNewPrivs: true },
+        steps: { dropCaps: true, dropBounding: false, capLast: 40, noNewPrivs: true },
       },
     }
     const c = sandbox().confine(spec, { mode: 'danger-full-access', workspaceRoot: dir })
     expect(c).toEqual({ spec: sh('true', dir), backend: 'none' })
   })
 
-  it('network deny: read-only stays full, TCP to a host port is refused', async () => {
+  it('network deny: read-only stays full; a private loopback works, the host loopback is unreachable (control: reachable unconfined)', async () => {
     const dir = workDir()
-    const c = sandbox().confine(
-      specFor(
-        [
-          '/usr/bin/python3',
-          '-c',
-          'import socket\ntry:\n  socket.create_connection(("127.0.0.1", 9), 1); print("connected")\nexcept OSError as e: print("refused", e.errno)',
-        ],
-        dir,
-      ),
-      { mode: 'read-only', workspaceRoot: dir, network: 'deny' },
-    )
-    expect(c.enforcement).toBe('full')
-    expect((await runSpec(c.spec)).stdout).toBe('refused 1\n')
+    const net = await import('node:net')
+    const server = net.createServer((s) => s.end('host\n'))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const script =
+      'import socket,sys\n' +
+      'l=socket.socket(); l.bind(("127.0.0.1",0)); l.listen(); print("listen ok")\n' +
+      'try:\n  c=socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1); print("host:", c.recv(10).decode().strip())\n' +
+      'except OSError as e: print("host unreachable")\n'
+    const spec = specFor(['/usr/bin/python3', '-c', script, String(port)], dir)
+    try {
+      const control = await runSpec(spec)
+      expect(control.stdout).toBe('listen ok\nhost: host\n')
+      const c = sandbox().confine(spec, { mode: 'read-only', workspaceRoot: dir, network: 'deny' })
+      expect(c.enforcement).toBe('full')
+      expect(c.plan?.namespaces.net).toBe(true)
+      expect((await runSpec(c.spec)).stdout).toBe('listen ok\nhost unreachable\n')
+    } finally {
+      server.close()
+    }
   })
 
-  it('a recreated root gets a fresh ruleset (cache keyed by dev and inode), and writes land in the new root', async () => {
+  it('a recreated root: refused in the session that pinned it (ROOT_CHANGED); a new session gets a fresh ruleset that writes into the new root', async () => {
     const base = workDir()
     const root = path.join(base, 'ws')
     fs.mkdirSync(root)
     const policy = { mode: 'workspace-write' as const, workspaceRoot: root, sessionId: 'recreate' }
     const first = sandbox().confine(sh('echo 1 > one', root), policy)
-    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.plan!.rulesetFd).toBe(
-      first.spec.confinement!.plan!.rulesetFd,
+    expect(sandbox().confine(sh('true', root), policy).spec.confinement!.steps!.ruleset).toBe(
+      first.spec.confinement!.steps!.ruleset,
     )
     fs.rmSync(root, { recursive: true })
     fs.mkdirSync(root)
-    const second = sandbox().confine(sh('echo 2 > two && echo ok', root), policy)
-    expect(second.spec.confinement!.plan!.rulesetFd).not.toBe(first.spec.confinement!.plan!.rulesetFd)
+    expect(() => sandbox().confine(sh('true', root), policy)).toThrow(
+      expect.objectContaining({ name: 'RootChangedError', code: 'ROOT_CHANGED', path: root }),
+    )
+    const second = sandbox().confine(sh('echo 2 > two && echo ok', root), { ...policy, sessionId: 'recreate-2' })
+    expect(second.spec.confinement!.steps!.ruleset).not.toBe(first.spec.confinement!.steps!.ruleset)
     expect((await runSpec(second.spec)).stdout).toBe('ok\n')
     expect(fs.readFileSync(path.join(root, 'two'), 'utf8')).toBe('2\n')
   })
@@ -188,31 +215,36 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
 
   it('after 1000 confined runs the host can still write anywhere and holds no extra fds', async () => {
     const own = await LocalSandbox.create({ backends: ['landlock'] })
+    const runtime = new LocalSubprocessRuntime()
     const dir = workDir()
+    // One run first: the launcher (and its control socket) exist from then on.
+    await runtime.spawn(specFor(['/bin/true'], dir, {})).done
+    await runtime.spawn(own.confine(specFor(['/bin/true'], dir), { mode: 'read-only', workspaceRoot: '/' }).spec).done
     const before = hostFds()
-    const rulesetsBefore = rulesetFds()
+    const rulesetsBefore = rulesetFds() - own.openRulesets
     const policies = [
       { mode: 'read-only' as const, workspaceRoot: dir },
       { mode: 'workspace-write' as const, workspaceRoot: dir, sessionId: 'k' },
       { mode: 'read-only' as const, workspaceRoot: dir, network: 'deny' as const },
     ]
     for (let i = 0; i < 1000; i++) {
-      const c = own.confine(specFor(['/bin/true'], dir), policies[i % 3]!)
-      const child = startChild({
-        argv: c.spec.argv,
-        env: envOf(c.spec),
-        cwd: c.spec.cwd,
-        stdio: [StdioKind.Null, StdioKind.Null, StdioKind.Null],
-        confinement: c.spec.confinement!.plan,
-      })
-      expect((await child.exit).exitCode).toBe(0)
+      const c = own.confine(
+        { ...specFor(['/bin/true'], dir), stdio: { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit' } },
+        policies[i % 3]!,
+      )
+      const handle = runtime.spawn(c.spec)
+      expect((await handle.done).exitCode).toBe(0)
+      await handle.waitForExit()
     }
-    expect(own.openRulesets).toBe(3)
-    expect(rulesetFds()).toBe(rulesetsBefore + 3)
+    // Read-only rulesets do not depend on the root (nothing is writable but the temp dir), and a
+    // denied network with a private namespace needs no TCP rules: two distinct rulesets in all.
+    expect(own.openRulesets).toBe(2)
+    expect(rulesetFds()).toBe(rulesetsBefore + 2)
     // The last pidfd closes in its uv_close callback, a loop turn or two after the exit.
     for (let i = 0; i < 20 && hostFds() > before + 3; i++) await new Promise((r) => setTimeout(r, 10))
     expect(hostFds()).toBeLessThanOrEqual(before + 3)
     await own.dispose()
+    await runtime.dispose()
     expect(rulesetFds()).toBe(rulesetsBefore)
     expect(hostFds()).toBeLessThanOrEqual(before)
     // The host is never restricted: it writes outside every grant, and carries no filter or NNP.

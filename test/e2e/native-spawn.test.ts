@@ -4,14 +4,14 @@ import { chmodSync, readdirSync, readlinkSync, readFileSync, writeFileSync } fro
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startChild, type ChildOptions } from '../../src/subprocess/child.js'
-import { loadNative, NativeLoadError, packageRoot, StdioKind } from '../../src/subprocess/native.js'
+import { loadNative, NativeLoadError, packageRoot, Slot } from '../../src/subprocess/native.js'
 import { isSpawnError, type SpawnError } from '../../src/policy/errors.js'
 import { scratchDir } from '../support/scratch.js'
 import { read } from '../support/run-confined.js'
 import { eventually } from '../support/processes.js'
 
 const env = Object.entries(process.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]))
-const piped = [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] as const
+const piped = [Slot.Null, Slot.Pipe, Slot.Pipe] as const
 
 async function run(argv: string[], extra: Partial<ChildOptions> = {}) {
   const child = startChild({ argv, env, stdio: piped, ...extra })
@@ -50,7 +50,7 @@ describe('native spawn: exits and signals', () => {
   })
 
   it('signals the leader through its pidfd and reports that signal', async () => {
-    const child = startChild({ argv: ['sleep', '30'], env, stdio: [StdioKind.Null, StdioKind.Null, StdioKind.Null] })
+    const child = startChild({ argv: ['sleep', '30'], env, stdio: [Slot.Null, Slot.Null, Slot.Null] })
     expect(child.running).toBe(true)
     expect(child.kill('SIGINT')).toBe(true)
     expect(await child.exit).toEqual({ exitCode: null, signal: 'SIGINT' })
@@ -140,7 +140,7 @@ describe('native spawn: failures before exec carry stage and errno', () => {
       `import { createRequire } from 'node:module'\n` +
         `const require = createRequire(${JSON.stringify(join(packageRoot, 'package.json'))})\n` +
         `const addon = require('node-gyp-build')(${JSON.stringify(packageRoot)})\n` +
-        `const r = addon.spawn('/bin/true', ['/bin/true'], [], null, [0, 0, 0], { dropCaps: true, dropBounding: true, capLast: 40, noNewPrivs: false })\n` +
+        `const r = addon.spawn('/bin/true', ['/bin/true'], [], null, [-1, -1, -1], { dropCaps: true, dropBounding: true, capLast: 40, noNewPrivs: false })\n` +
         `process.stdout.write(JSON.stringify(r))\n`,
     )
     chmodSync(dir, 0o755)
@@ -155,7 +155,7 @@ describe('native spawn: failures before exec carry stage and errno', () => {
 
   it('failures leave no zombie and no fd behind', () => {
     const before = hostFds()
-    for (let i = 0; i < 50; i++) spawnFailure({ argv: ['/nonexistent'], env, stdio: piped, extraPipe: true })
+    for (let i = 0; i < 50; i++) spawnFailure({ argv: ['/nonexistent'], env, stdio: piped, extra: [Slot.Pipe] })
     for (let i = 0; i < 50; i++) spawnFailure({ argv: ['/bin/true'], env, cwd: '/nonexistent', stdio: piped })
     expect(hostFds()).toBe(before)
     expect(zombieChildren()).toEqual([])
@@ -169,7 +169,7 @@ function zombieChildren(): string[] {
 
 describe('native spawn: descriptors', () => {
   it('the child holds exactly its stdio and nothing of the host', async () => {
-    const child = startChild({ argv: ['sleep', '5'], env, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+    const child = startChild({ argv: ['sleep', '5'], env, stdio: [Slot.Null, Slot.Pipe, Slot.Pipe] })
     // sleep briefly opens its own files (locale) at start-up; a host fd would stay for good.
     const fdsOf = () => readdirSync(`/proc/${child.pid}/fd`).sort().join(',')
     await eventually(() => fdsOf() === '0,1,2', 2000)
@@ -187,10 +187,10 @@ describe('native spawn: descriptors', () => {
     const child = startChild({
       argv: ['sh', '-c', 'echo via-extra >&3; readlink /proc/self/fd/2'],
       env,
-      stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Inherit],
-      extraPipe: true,
+      stdio: [Slot.Null, Slot.Pipe, Slot.Inherit],
+      extra: [Slot.Pipe],
     })
-    const [out, extra] = await Promise.all([read(child.stdout), read(child.extra), child.exit])
+    const [out, extra] = await Promise.all([read(child.stdout), read(child.extras[0]), child.exit])
     expect(extra).toBe('via-extra\n')
     expect(out.trim()).toBe(readlinkSync('/proc/self/fd/2'))
   })
@@ -199,7 +199,7 @@ describe('native spawn: descriptors', () => {
     const child = startChild({
       argv: ['sh', '-c', 'cat; echo "[eof]"'],
       env,
-      stdio: [StdioKind.Pipe, StdioKind.Pipe, StdioKind.Null],
+      stdio: [Slot.Pipe, Slot.Pipe, Slot.Null],
     })
     child.stdin!.end('hello\nworld\n')
     const [out] = await Promise.all([read(child.stdout), child.exit])

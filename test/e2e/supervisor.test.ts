@@ -1,5 +1,6 @@
-// The `cordon-exec --supervise` helper against real process trees: status line, mirrored exit,
-// tree-scoped termination (setsid'd and double-forked descendants included), host death.
+// `cordon-exec init` (the supervisor a run gets under bwrap and in a terminal, from argv) against
+// real process trees: status lines, mirrored exit, tree-scoped termination (setsid'd and
+// double-forked descendants included), host death.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -44,7 +45,7 @@ afterEach(() => {
 
 /** Starts the supervisor leading its own group, with the status channel on fd 3. */
 function supervise(command: string[], options: string[] = []): Supervised {
-  const child = spawn(BIN, ['--supervise', '--status-fd', '3', ...options, '--', ...command], {
+  const child = spawn(BIN, ['init', '--status-fd', '3', '--background', ...options, '--', ...command], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   })
@@ -116,12 +117,18 @@ async function readyPids(read: () => string): Promise<number[]> {
   return pids
 }
 
-describe('cordon-exec --supervise: status line and mirrored exit', () => {
+describe('cordon-exec init: status lines and mirrored exit', () => {
   it('prints a version and rejects unknown usage with 125', async () => {
     const version = spawn(BIN, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] })
     const text = await readAll(version.stdout as Readable)
     expect(text.text).toMatch(/^cordon-exec \d+\.\d+\.\d+\n$/)
-    for (const argv of [[], ['--bogus'], ['--supervise'], ['--supervise', '--grace-ms', 'x', '--', 'true']]) {
+    for (const argv of [
+      [],
+      ['--bogus'],
+      ['init'],
+      ['init', '--grace-ms', 'x', '--', '/bin/true'],
+      ['init', '--', 'true'],
+    ]) {
       const bad = spawn(BIN, argv, { stdio: 'ignore' })
       const code = await new Promise((r) => bad.on('exit', r))
       expect(code).toBe(125)
@@ -129,15 +136,15 @@ describe('cordon-exec --supervise: status line and mirrored exit', () => {
   })
 
   it('mirrors the exit code and reports it', async () => {
-    const s = supervise(['sh', '-c', 'echo hello; exit 7'])
-    expect((await within(s.status, 'the status line')).text).toBe('exit 7\n')
+    const s = supervise(['/bin/sh', '-c', 'echo hello; exit 7'])
+    expect((await within(s.status, 'the status line')).text).toMatch(/^started \d+\nexit 7\n$/)
     expect(await within(s.exit, 'the supervisor to exit')).toMatchObject({ code: 7, signal: null })
     expect(s.out()).toBe('hello\n')
   })
 
   it('mirrors a signal death and reports it', async () => {
-    const s = supervise(['sh', '-c', 'kill -TERM $$'])
-    expect((await within(s.status, 'the status line')).text).toBe('signal 15\n')
+    const s = supervise(['/bin/sh', '-c', 'kill -TERM $$'])
+    expect((await within(s.status, 'the status line')).text).toMatch(/^started \d+\nsignal 15\n$/)
     expect(await within(s.exit, 'the supervisor to exit')).toMatchObject({ code: null, signal: 'SIGTERM' })
   })
 
@@ -152,7 +159,7 @@ describe('cordon-exec --supervise: status line and mirrored exit', () => {
     try {
       const marker = join(dir, 'ran')
       // Our parent is this test process, so any other pid stands for a host that died.
-      const s = supervise(['touch', marker], ['--host-pid', '1'])
+      const s = supervise(['/usr/bin/touch', marker], ['--host-pid', '1'])
       expect(await within(s.exit, 'the supervisor to exit')).toMatchObject({ code: 125 })
       expect(existsSync(marker)).toBe(false)
     } finally {
@@ -161,7 +168,7 @@ describe('cordon-exec --supervise: status line and mirrored exit', () => {
   })
 
   it('does not pass the status fd to the command or its descendants', async () => {
-    const s = supervise(['bash', '-c', 'sleep 100 & echo pid $$ pid $!; echo ready; wait'])
+    const s = supervise(['/bin/bash', '-c', 'sleep 100 & echo pid $$ pid $!; echo ready; wait'])
     const pids = await readyPids(s.out)
     const statusLink = readlinkSync(`/proc/${s.pid}/fd/3`)
     for (const pid of pids) {
@@ -180,10 +187,10 @@ describe('cordon-exec --supervise: status line and mirrored exit', () => {
   })
 
   it('outlives the command while a descendant lives, then exits', async () => {
-    const s = supervise(['bash', '-c', 'sleep 100 >/dev/null 2>&1 & echo pid $!; echo ready; exit 3'])
+    const s = supervise(['/bin/bash', '-c', 'sleep 100 >/dev/null 2>&1 & echo pid $!; echo ready; exit 3'])
     const [leftover] = await readyPids(s.out)
     const status = await within(s.status, 'the status line')
-    expect(status.text).toBe('exit 3\n')
+    expect(status.text).toMatch(/^started \d+\nexit 3\n$/)
     // The command is gone, but its orphan keeps the supervisor (its new parent) alive.
     await sleep(500)
     expect(s.child.exitCode).toBeNull()
@@ -196,13 +203,17 @@ describe('cordon-exec --supervise: status line and mirrored exit', () => {
   })
 })
 
-describe('cordon-exec --supervise: tree termination', () => {
+describe('cordon-exec init: tree termination', () => {
   it('SIGTERM to the supervisor ends a normal tree', async () => {
-    const s = supervise(['bash', '-c', 'sleep 100 & a=$!; sleep 100 & echo pid $$ pid $a pid $!; echo ready; wait'])
+    const s = supervise([
+      '/bin/bash',
+      '-c',
+      'sleep 100 & a=$!; sleep 100 & echo pid $$ pid $a pid $!; echo ready; wait',
+    ])
     const pids = await readyPids(s.out)
     expect(pids).toHaveLength(3)
     process.kill(s.pid, 'SIGTERM')
-    expect((await within(s.status, 'the status line')).text).toBe('signal 15\n')
+    expect((await within(s.status, 'the status line')).text).toMatch(/^started \d+\nsignal 15\n$/)
     expect(await within(s.exit, 'the supervisor to exit')).toMatchObject({ code: null, signal: 'SIGTERM' })
     await waitGone(pids)
   })
@@ -217,7 +228,7 @@ describe('cordon-exec --supervise: tree termination', () => {
       'echo ready',
       'wait',
     ].join('\n')
-    const s = supervise(['bash', '-c', script], ['--grace-ms', '200'])
+    const s = supervise(['/bin/bash', '-c', script], ['--grace-ms', '200'])
     const pids = await readyPids(s.out)
     expect(pids).toHaveLength(4)
     const sentAt = Date.now()
@@ -230,7 +241,7 @@ describe('cordon-exec --supervise: tree termination', () => {
     const exit = await within(s.exit, 'the supervisor to exit')
     expect(exit).toMatchObject({ code: null, signal: 'SIGKILL' })
     expect(exit.at - sentAt).toBeGreaterThanOrEqual(180)
-    expect((await within(s.status, 'the status line')).text).toBe('signal 9\n')
+    expect((await within(s.status, 'the status line')).text).toMatch(/^started \d+\nsignal 9\n$/)
     await waitGone(pids)
   })
 
@@ -243,7 +254,7 @@ describe('cordon-exec --supervise: tree termination', () => {
       'echo ready',
       'wait',
     ].join('\n')
-    const s = supervise(['bash', '-c', script])
+    const s = supervise(['/bin/bash', '-c', script])
     const pids = await readyPids(s.out)
     expect(pids).toHaveLength(4)
     process.kill(s.pid, 'SIGTERM')
@@ -265,7 +276,7 @@ describe('cordon-exec --supervise: tree termination', () => {
     const hostCode = `
       const { spawn } = require('node:child_process')
       const c = spawn(${JSON.stringify(BIN)},
-        ['--supervise', '--host-pid', String(process.pid), '--', 'bash', '-c', ${JSON.stringify(script)}],
+        ['init', '--background', '--host-pid', String(process.pid), '--', '/bin/bash', '-c', ${JSON.stringify(script)}],
         { stdio: ['ignore', 'inherit', 'inherit'] })
       console.log('pid ' + c.pid)
       setInterval(() => {}, 1000)

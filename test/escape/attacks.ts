@@ -28,8 +28,11 @@ export interface Attack {
   privateNamespace?: Readonly<Record<string, string>>
 }
 
-/** bubblewrap's `--unshare-net`: sockets are created and bound, inside a namespace holding only loopback. */
-const BWRAP_PRIVATE_NET = { bubblewrap: 'network: deny refuses nothing at socket()' } as const
+/** A private network namespace (bwrap's `--unshare-net`, the Landlock supervisor's own): sockets are created and bound, inside a namespace holding only loopback. */
+const PRIVATE_NET = {
+  bubblewrap: 'sockets can be created and bound inside it',
+  landlock: 'sockets can be created and bound inside it',
+} as const
 
 const BOTH: readonly AttackMode[] = ['read-only', 'workspace-write']
 const RO: readonly AttackMode[] = ['read-only']
@@ -215,14 +218,14 @@ export const ATTACKS: readonly Attack[] = [
     name: 'TCP bind with network deny',
     modes: BOTH,
     network: 'deny',
-    privateNamespace: BWRAP_PRIVATE_NET,
+    privateNamespace: PRIVATE_NET,
     script: py('import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("BREACH")'),
   },
   {
     name: 'UDP with network deny',
     modes: BOTH,
     network: 'deny',
-    privateNamespace: BWRAP_PRIVATE_NET,
+    privateNamespace: PRIVATE_NET,
     script: py(
       'import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("127.0.0.1", int(sys.argv[1]))); print("BREACH")',
       '"$UDPPORT"',
@@ -232,7 +235,7 @@ export const ATTACKS: readonly Attack[] = [
     name: 'IPv6, netlink and packet sockets with network deny',
     modes: BOTH,
     network: 'deny',
-    privateNamespace: BWRAP_PRIVATE_NET,
+    privateNamespace: PRIVATE_NET,
     script: py(
       'import socket\nfor fam, typ in ((socket.AF_INET6, socket.SOCK_STREAM), (socket.AF_NETLINK, socket.SOCK_RAW), (17, socket.SOCK_RAW), (40, socket.SOCK_STREAM)):\n  try:\n    socket.socket(fam, typ); print("BREACH", fam)\n  except OSError as e:\n    print("refused", fam, e.errno)',
     ),

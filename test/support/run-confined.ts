@@ -1,10 +1,10 @@
 /**
- * Runs a spec's argv through the native spawn with the spec's confinement plan (what the
- * runtime does), collecting stdout, stderr and the exit.
+ * Runs a (confined) spec through the real subprocess runtime, exactly as a caller would — the
+ * launcher's supervisor for Landlock, the bwrap wrapper for bubblewrap — collecting stdout,
+ * stderr and the exit, and waiting until the whole tree is gone.
  */
 import type { Socket } from 'node:net'
-import { startChild } from '../../src/subprocess/child.js'
-import { StdioKind } from '../../src/subprocess/native.js'
+import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 
 /** One finished run. */
@@ -26,25 +26,24 @@ export function read(socket: Socket | undefined): Promise<string> {
   })
 }
 
-/** The environment a spec's child gets: the host's (minus nothing, tests only) plus `spec.env`. */
-export function envOf(spec: SubprocessSpawnSpec): string[] {
-  const merged: Record<string, string | undefined> = { ...process.env, ...spec.env }
-  return Object.entries(merged).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]))
-}
+let shared: LocalSubprocessRuntime | undefined
 
-/** Starts `spec` (throws SpawnError before exec) and collects it. */
+/** Runs `spec` (rejects with SpawnError when it could not start) and collects it. */
 export async function runSpec(spec: SubprocessSpawnSpec, timeoutMs = 20_000): Promise<RunResult> {
-  const child = startChild({
-    argv: spec.argv,
-    env: envOf(spec),
-    cwd: spec.cwd,
-    stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe],
-    confinement: spec.confinement?.plan,
+  shared ??= new LocalSubprocessRuntime()
+  const handle = shared.spawn({
+    ...spec,
+    signal: AbortSignal.timeout(timeoutMs),
+    stdio: { stdin: 'ignore', stdout: { maxBytes: 1 << 22 }, stderr: { maxBytes: 1 << 22 } },
   })
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  const [stdout, stderr, exit] = await Promise.all([read(child.stdout), read(child.stderr), child.exit])
-  clearTimeout(timer)
-  return { stdout, stderr, exitCode: exit.exitCode, signal: exit.signal }
+  const exit = await handle.done
+  await handle.waitForExit()
+  return {
+    stdout: handle.collected.stdout?.readFrom(0).text ?? '',
+    stderr: handle.collected.stderr?.readFrom(0).text ?? '',
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+  }
 }
 
 /** A spawn spec with the fields the tests do not care about filled in. */

@@ -5,7 +5,6 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { grantsFor } from '../../src/policy/grants.js'
 import { bubblewrapArgv } from '../../src/sandbox/bubblewrap.js'
-import { bwrapRunnerFailure } from '../../src/sandbox/runner-failure.js'
 import { scratchDir } from '../support/scratch.js'
 
 const base = fs.realpathSync(scratchDir('cordon-bwrap-argv'))
@@ -16,7 +15,16 @@ for (const d of [root, extra, temp]) fs.mkdirSync(d)
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
 const BWRAP = '/usr/bin/bwrap'
-const PROCESS = ['--die-with-parent', '--new-session', '--unshare-user', '--disable-userns', '--unshare-pid']
+const PROCESS = [
+  '--die-with-parent',
+  '--new-session',
+  '--unshare-user',
+  '--disable-userns',
+  '--unshare-pid',
+  '--as-pid-1',
+  '--unshare-ipc',
+]
+const STATUS = ['--json-status-fd', '4']
 const MOUNTS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc']
 const SEAL = ['--remount-ro', '/dev', '--remount-ro', '/proc']
 
@@ -34,6 +42,7 @@ describe('bubblewrapArgv', () => {
       ...SEAL,
       '--chdir',
       root,
+      ...STATUS,
       '--',
       'bash',
       '-c',
@@ -75,6 +84,7 @@ describe('bubblewrapArgv', () => {
       temp,
       '--chdir',
       root,
+      ...STATUS,
       '--',
       'make',
       'test',
@@ -94,9 +104,17 @@ describe('bubblewrapArgv', () => {
       root,
       root,
       ...SEAL,
+      ...STATUS,
       '--',
       'true',
     ])
+  })
+
+  it('a terminal keeps its session: no --new-session', () => {
+    const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
+    const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command: ['bash'], terminal: true })
+    expect(argv).not.toContain('--new-session')
+    expect(argv).toContain('--as-pid-1')
   })
 
   it('protected paths are bound read-only again after the writable binds', () => {
@@ -125,30 +143,18 @@ describe('bubblewrapArgv', () => {
     expect(() =>
       bubblewrapArgv(ro, { bwrapPath: BWRAP, network: 'inherit', tempDir: temp, command: ['true'] }),
     ).toThrow(/not a writable grant/)
+    expect(() =>
+      bubblewrapArgv(grantsFor({ mode: 'read-only', workspaceRoot: root }, { tempDir: temp }), {
+        bwrapPath: BWRAP,
+        network: 'inherit',
+        tempDir: temp,
+        command: ['true'],
+      }),
+    ).not.toThrow()
     expect(() => bubblewrapArgv(ro, { bwrapPath: BWRAP, network: 'inherit', command: [] })).toThrow(/empty command/)
     const full = grantsFor({ mode: 'danger-full-access', workspaceRoot: root })
     expect(() => bubblewrapArgv(full, { bwrapPath: BWRAP, network: 'inherit', command: ['true'] })).toThrow(
       /never confined/,
     )
-  })
-})
-
-describe('bwrapRunnerFailure', () => {
-  it("is bwrap's own first stderr line with exit 1", () => {
-    const line =
-      'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.'
-    expect(bwrapRunnerFailure(1, `${line}\n`)).toBe(line)
-    expect(bwrapRunnerFailure(1, 'bwrap: setting up uid map: Permission denied')).toBe(
-      'bwrap: setting up uid map: Permission denied',
-    )
-  })
-
-  it("is not the command's own output, exit code, or a command bwrap could not find", () => {
-    expect(bwrapRunnerFailure(0, 'bwrap: Creating new namespace failed')).toBeUndefined()
-    expect(bwrapRunnerFailure(2, 'bwrap: Creating new namespace failed')).toBeUndefined()
-    expect(bwrapRunnerFailure(null, 'bwrap: Creating new namespace failed')).toBeUndefined()
-    expect(bwrapRunnerFailure(1, 'make: *** error\nbwrap: Creating new namespace failed')).toBeUndefined()
-    expect(bwrapRunnerFailure(1, 'bwrap: execvp nosuch: No such file or directory')).toBeUndefined()
-    expect(bwrapRunnerFailure(1, '')).toBeUndefined()
   })
 })

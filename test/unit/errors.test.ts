@@ -106,9 +106,18 @@ describe('SpawnError', () => {
   })
 
   it("confinement stages are the runner's, chdir and exec are the command's", () => {
-    expect([...CONFINEMENT_STAGES]).toEqual(['caps', 'no_new_privs', 'landlock', 'seccomp'])
+    expect([...CONFINEMENT_STAGES]).toEqual([
+      'launcher',
+      'namespace',
+      'rlimit',
+      'caps',
+      'credentials',
+      'no_new_privs',
+      'landlock',
+      'seccomp',
+    ])
     for (const s of CONFINEMENT_STAGES) expect(isConfinementStage(s)).toBe(true)
-    for (const s of ['chdir', 'exec', 'dup2', 'fork']) expect(isConfinementStage(s)).toBe(false)
+    for (const s of ['chdir', 'exec', 'dup2', 'clone', 'pipe']) expect(isConfinementStage(s)).toBe(false)
   })
 })
 

@@ -20,7 +20,7 @@ beforeAll(() => {
 })
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-const devices = ['/dev/null', '/dev/zero', '/dev/urandom', '/dev/tty']
+const devices = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty']
 
 describe('the grant table', () => {
   it('is read from profiles/grants.json', () => {
@@ -42,18 +42,21 @@ describe('the grant table', () => {
     expect(byPath['/dev/null']).toEqual(['read', 'write', 'truncate'])
     expect(byPath['/dev/zero']).toEqual(['read'])
     expect(byPath['/dev/urandom']).toEqual(['read'])
+    expect(byPath['/dev/full']).toEqual(['read', 'write'])
+    expect(byPath['/dev/random']).toEqual(['read'])
     expect(byPath['/dev/tty']).toEqual(['read', 'write', 'ioctl-dev'])
   })
 })
 
 describe('grantsFor', () => {
-  it('read-only grants reading everywhere, the devices, and no writable path', () => {
+  it('read-only grants reading everywhere, the devices, and only the private temp dir writable', () => {
     const grants = grantsFor(resolvePolicy({ cwd: root }), { tempDir: temp })
     expect(grants.mode).toBe('read-only')
     expect(grants.confined).toBe(true)
     expect(grants.read).toEqual({ path: '/', access: ['read', 'execute'] })
-    expect(grants.writable).toEqual([])
-    expect(grants.tempDir).toBeUndefined()
+    expect(grants.writable.map((w) => [w.kind, w.path])).toEqual([['temp', temp]])
+    expect(grants.tempDir).toBe(temp)
+    expect(grantsFor(resolvePolicy({ cwd: root })).writable).toEqual([])
     expect(grants.devices.map((d) => d.path)).toEqual(
       devices.map((d) => (fs.existsSync(d) ? fs.realpathSync.native(d) : d)),
     )
@@ -61,10 +64,10 @@ describe('grantsFor', () => {
     expect(grants.network).toBe('inherit')
   })
 
-  it('among the devices only /dev/null (with truncate) and /dev/tty are writable', () => {
+  it('among the devices only /dev/null (with truncate), /dev/full and /dev/tty are writable', () => {
     const grants = grantsFor(resolvePolicy({ cwd: root }))
     const writableDevices = grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path)
-    expect(writableDevices).toEqual(['/dev/null', '/dev/tty'])
+    expect(writableDevices).toEqual(['/dev/null', '/dev/full', '/dev/tty'])
     expect(grants.devices.find((d) => d.path === '/dev/null')!.access).toContain('truncate')
   })
 

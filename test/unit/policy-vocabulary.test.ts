@@ -29,9 +29,21 @@ describe('sandbox vocabulary', () => {
     expect(SANDBOX_MODES.filter(isConfinedMode)).toEqual([...CONFINED_SANDBOX_MODES])
   })
 
-  it('enforcement is full or partial; effect classes are the five named ones', () => {
+  it('enforcement is full or partial; effect classes include every class a confined run promises', () => {
     expect(SANDBOX_ENFORCEMENTS).toEqual(['full', 'partial'])
-    expect(EFFECT_CLASSES).toEqual(['content', 'names', 'metadata', 'network', 'signals'])
+    expect(EFFECT_CLASSES).toEqual([
+      'content',
+      'names',
+      'metadata',
+      'network',
+      'processes',
+      'ipc',
+      'keyrings',
+      'terminals',
+      'lifetime',
+      'resources',
+      'signals',
+    ])
     expect(FILE_EFFECT_CLASSES).toEqual(['content', 'names', 'metadata'])
     expect(NETWORK_POLICIES).toEqual(['inherit', 'deny'])
     expect(SandboxEnforcementSchema.safeParse('partial').success).toBe(true)
@@ -101,6 +113,7 @@ describe('sandbox vocabulary', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         'hiddenPaths',
+        'limits',
         'mode',
         'network',
         'protectedPaths',

@@ -1,0 +1,91 @@
+// cordon-exec: the helper executable.
+//
+//   cordon-exec zygote --control-fd N [--host-pid PID]    the launcher (one per Node host thread)
+//   cordon-exec init [options] -- PROGRAM [ARGS...]       one supervised, confined run from argv
+//                                                         (under bwrap, and as a terminal's session
+//                                                         leader under node-pty)
+//   cordon-exec canary DIR HOST_PID                       the probe's canary (run confined)
+//   cordon-exec --version
+//
+// `init` options: --status-fd N --grace-ms MS --host-pid PID --background --terminal
+// --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
+// --no-new-privs --credentials UID:GID --rlimit RES:SOFT:HARD --ruleset-fd N
+// --landlock FS:NET:SCOPED:SIZE (hex masks) --rule RIGHTS:DEV:INO:PATH --landlock-flags F
+// --seccomp-hex HEX. Status lines on the status fd: "started PID" | "error STAGE ERRNO", then
+// "exit N" | "signal N".
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+
+#include "canary.h"
+#include "launch-spec.h"
+#include "launch.h"
+#include "spawn.h"
+#include "zygote.h"
+
+namespace {
+
+constexpr const char* kVersion = "cordon-exec 0.2.0";
+constexpr int kUsageExit = 125;  // our own failure, distinct from any command's exit
+
+int usage(const std::string& why) {
+  fprintf(stderr,
+          "cordon-exec: %s\n"
+          "usage: cordon-exec zygote --control-fd N [--host-pid PID]\n"
+          "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
+          "       cordon-exec canary DIR HOST_PID\n"
+          "       cordon-exec --version\n",
+          why.c_str());
+  return kUsageExit;
+}
+
+bool parse_int(const char* s, long min, long max, long* out) {
+  if (s == nullptr || *s == '\0') return false;
+  char* end = nullptr;
+  long v = strtol(s, &end, 10);
+  if (*end != '\0' || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+int zygote_main(int argc, char** argv) {
+  long control = -1, host = 0;
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--control-fd") == 0 && i + 1 < argc && parse_int(argv[i + 1], 0, INT_MAX, &control)) {
+      i++;
+    } else if (strcmp(argv[i], "--host-pid") == 0 && i + 1 < argc && parse_int(argv[i + 1], 1, INT_MAX, &host)) {
+      i++;
+    } else {
+      return usage(std::string("bad zygote argument ") + argv[i]);
+    }
+  }
+  if (control < 0) return usage("zygote needs --control-fd");
+  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host));
+}
+
+int init_main(int argc, char** argv) {
+  cordon::LaunchSpec spec;
+  int status_fd = -1;
+  std::string error;
+  if (!cordon::parse_init_argv(argc, argv, &spec, &status_fd, &error)) return usage(error);
+  cordon::SpawnContext ctx;
+  if (!cordon::spawn_context_init(&ctx)) return usage("cannot prepare the spawn context");
+  cordon::run_supervised(&ctx, &spec, status_fd, -1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    printf("%s\n", kVersion);
+    return 0;
+  }
+  if (argc < 2) return usage("missing mode");
+  if (strcmp(argv[1], "zygote") == 0) return zygote_main(argc, argv);
+  if (strcmp(argv[1], "init") == 0) return init_main(argc, argv);
+  if (strcmp(argv[1], "canary") == 0) return cordon::run_canary(argc, argv);
+  return usage(std::string("unknown mode ") + argv[1]);
+}

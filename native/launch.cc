@@ -1,0 +1,163 @@
+// The steps of a supervised run, in the order the kernel needs them.
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "fd-channel.h"
+#include "landlock.h"
+#include "namespaces.h"
+#include "stages.h"
+#include "supervisor.h"
+
+extern char** environ;
+
+namespace cordon {
+namespace {
+
+void report_start(int* ready_fd, int* status_fd, int error, const char* stage, pid_t pid) {
+  if (*ready_fd >= 0) {
+    StartRecord record;
+    record.error = error;
+    record.command_pid = pid;
+    if (stage != nullptr) snprintf(record.stage, sizeof record.stage, "%s", stage);
+    write_full(*ready_fd, &record, sizeof record);
+    close(*ready_fd);
+    *ready_fd = -1;
+    return;
+  }
+  char line[96];
+  if (error == 0) {
+    snprintf(line, sizeof line, "started %d\n", static_cast<int>(pid));
+    if (*status_fd >= 0) write_full(*status_fd, line, strlen(line));  // the status fd stays open
+  } else {
+    snprintf(line, sizeof line, "error %s %d\n", stage, error);
+    report_line(status_fd, line);
+  }
+}
+
+[[noreturn]] void fail_start(int* ready_fd, int* status_fd, const char* stage, int error) {
+  report_start(ready_fd, status_fd, error, stage, -1);
+  if (*status_fd >= 0) close(*status_fd);
+  _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);
+}
+
+// The command's ruleset from rules given as paths: each must still be the inode planned for.
+int build_ruleset(const LaunchSpec& spec) {
+  int fd = landlock_create(spec.handled_fs, spec.handled_net, spec.scoped, spec.attr_size);
+  if (fd < 0) return fd;
+  for (const LandlockRuleSpec& rule : spec.rules) {
+    int rc = landlock_add_path(fd, rule.path.c_str(), rule.allowed, true, rule.dev, rule.ino);
+    if (rc != 0) {
+      close(fd);
+      return rc;
+    }
+  }
+  return fd;
+}
+
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+  std::vector<char*> ptrs;
+  ptrs.reserve(strings.size() + 1);
+  for (auto& s : strings)
+    ptrs.push_back(&s[0]);
+  ptrs.push_back(nullptr);
+  return ptrs;
+}
+
+}  // namespace
+
+void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int ready_fd) {
+  // Our own session (a terminal's supervisor already leads the terminal's), so no signal meant
+  // for the launcher's group reaches the run, and the host's group signals never reach us.
+  if (!spec->terminal) setsid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
+  if (prctl(PR_SET_PDEATHSIG, pdeath_signal(), 0, 0, 0) != 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
+  // The death signal covers deaths after the prctl only; a parent already gone shows as a new
+  // parent. Nothing has started yet, so nothing is left behind.
+  if (spec->expected_parent > 0 && getppid() != spec->expected_parent)
+    fail_start(&ready_fd, &status_fd, kStageLauncher, ESRCH);
+  int sfd = block_supervisor_signals();
+  if (sfd < 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
+  signal(SIGPIPE, SIG_IGN);  // a status reader that went away must not kill us
+  if (spec->terminal) {
+    // Job control in the command's terminal must never stop its supervisor.
+    signal(SIGTTOU, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
+    signal(SIGTSTP, SIG_IGN);
+  }
+  if (status_fd >= 0) fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+
+  int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
+  if (rc != 0) fail_start(&ready_fd, &status_fd, kStageNamespace, -rc);
+
+  ConfinementPlan plan = spec->plan;
+  int built_ruleset = -1;
+  if (spec->build_ruleset) {
+    built_ruleset = build_ruleset(*spec);
+    if (built_ruleset < 0) fail_start(&ready_fd, &status_fd, kStageLandlock, -built_ruleset);
+    plan.landlock_ruleset_fd = built_ruleset;
+  } else if (spec->ruleset_fd >= 0) {
+    plan.landlock_ruleset_fd = spec->ruleset_fd;
+  }
+  if (!spec->filter.empty()) {
+    plan.filter = spec->filter.data();
+    plan.filter_len = static_cast<uint16_t>(spec->filter.size());
+  }
+
+  std::vector<char*> argv = c_array(spec->argv);
+  std::vector<char*> envp = c_array(spec->envp);
+  SpawnRequest req;
+  req.path = spec->path.c_str();
+  req.argv = argv.data();
+  req.envp = spec->envp.empty() ? environ : envp.data();
+  req.cwd = spec->has_cwd ? spec->cwd.c_str() : nullptr;
+  req.fd_count = 3;
+  for (int i = 0; i < 3; i++) {
+    if (spec->inherit_stdio) {
+      req.slots[i].kind = SlotKind::Inherit;
+    } else if (spec->stdio_fds[i] >= 0) {
+      req.slots[i] = {SlotKind::Fd, spec->stdio_fds[i]};
+    }
+  }
+  req.session = spec->terminal ? SessionMode::NewGroup : SessionMode::NewSession;
+  req.foreground_tty = spec->terminal ? 0 : -1;
+  req.plan = spec->confined ? &plan : nullptr;
+
+  SpawnResult result;
+  bool started = spawn_process(ctx, req, &result);
+  // The command holds what it needs; a ruleset fd is mutable, so no copy stays around.
+  if (built_ruleset >= 0) close(built_ruleset);
+  if (spec->ruleset_fd >= 0) close(spec->ruleset_fd);
+  for (int i = 0; i < 3; i++) {
+    if (spec->stdio_fds[i] >= 0) close(spec->stdio_fds[i]);
+  }
+  if (!started) fail_start(&ready_fd, &status_fd, result.stage, result.error);
+  close(result.pidfd);  // reaped through waitpid(-1) like every other member of the tree
+  if (spec->inherit_stdio) {
+    // Our stdio is the command's (argv mode): let go of it, so the command's readers see EOF as
+    // soon as the tree closes its copies, whatever we still do.
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd >= 0) {
+      for (int i = 0; i < 3; i++)
+        dup3(null_fd, i, 0);
+      close(null_fd);
+    }
+  }
+  report_start(&ready_fd, &status_fd, 0, nullptr, result.pid);
+  SupervisorOptions options;
+  options.signal_fd = sfd;
+  options.status_fd = status_fd;
+  options.grace_ms = spec->grace_ms;
+  options.background = spec->background;
+  supervise(options, result.pid);
+}
+
+}  // namespace cordon

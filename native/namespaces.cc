@@ -1,0 +1,66 @@
+// unshare() plus the two things a fresh namespace needs: an id map (user) and loopback up (net).
+#include "namespaces.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace cordon {
+namespace {
+
+int write_file(const char* path, const char* text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  size_t len = strlen(text);
+  ssize_t n = write(fd, text, len);
+  int error = n == static_cast<ssize_t>(len) ? 0 : (n < 0 ? -errno : -EIO);
+  close(fd);
+  return error;
+}
+
+// A new network namespace starts with loopback down.
+int loopback_up() {
+  int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return -errno;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  int rc = ioctl(sock, SIOCGIFFLAGS, &ifr);
+  if (rc == 0) {
+    ifr.ifr_flags = static_cast<short>(ifr.ifr_flags | IFF_UP | IFF_RUNNING);
+    rc = ioctl(sock, SIOCSIFFLAGS, &ifr);
+  }
+  int error = rc == 0 ? 0 : -errno;
+  close(sock);
+  return error;
+}
+
+}  // namespace
+
+int enter_namespaces(bool user, bool ipc, bool net) {
+  if (!user && !ipc && !net) return 0;
+  uid_t uid = getuid();
+  gid_t gid = getgid();
+  int flags = (user ? CLONE_NEWUSER : 0) | (ipc ? CLONE_NEWIPC : 0) | (net ? CLONE_NEWNET : 0);
+  if (unshare(flags) != 0) return -errno;
+  if (user) {
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", static_cast<unsigned>(uid), static_cast<unsigned>(uid));
+    int rc = write_file("/proc/self/uid_map", map);
+    if (rc == 0) rc = write_file("/proc/self/setgroups", "deny\n");
+    if (rc == 0) {
+      snprintf(map, sizeof map, "%u %u 1\n", static_cast<unsigned>(gid), static_cast<unsigned>(gid));
+      rc = write_file("/proc/self/gid_map", map);
+    }
+    if (rc != 0) return rc;
+  }
+  return net ? loopback_up() : 0;
+}
+
+}  // namespace cordon

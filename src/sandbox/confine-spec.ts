@@ -1,0 +1,83 @@
+/**
+ * A spawn spec turned into the confined spec a plan describes (pure: the ruleset is already
+ * built). Landlock: the spec keeps its argv and carries the command's steps and namespaces, which
+ * the runtime hands to the launcher. bubblewrap: the argv becomes the bwrap argv around
+ * cordon-exec init around the command. Both export the session's TMPDIR.
+ */
+import { InvalidRequestError } from '../policy/errors.js'
+import { findProgram } from '../subprocess/program-path.js'
+import type { RulesetReference, SubprocessSpawnSpec } from '../subprocess/types.js'
+import { bubblewrapArgv, WRAPPED_FDS } from './bubblewrap.js'
+import { type ConfinementPlan, initArgs } from './plan.js'
+
+/** The spec without any confinement it may already carry, with the plan's TMPDIR. */
+function bare(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawnSpec {
+  const { confinement: _ignored, ...rest } = spec
+  if (plan.tempDir === undefined) return rest
+  return { ...rest, env: { ...rest.env, TMPDIR: plan.tempDir } }
+}
+
+/** The Landlock-confined spec. */
+export function landlockSpec(
+  spec: SubprocessSpawnSpec,
+  plan: ConfinementPlan,
+  ruleset: RulesetReference | undefined,
+): SubprocessSpawnSpec {
+  return {
+    ...bare(spec, plan),
+    confinement: {
+      backend: 'landlock',
+      mode: plan.policy.mode,
+      steps: { ...plan.steps, ruleset },
+      namespaces: plan.namespaces,
+    },
+  }
+}
+
+/** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
+export function bubblewrapSpec(
+  spec: SubprocessSpawnSpec,
+  plan: ConfinementPlan,
+  ruleset: RulesetReference | undefined,
+  tools: { bwrap: string; helper: string; terminal?: boolean },
+): SubprocessSpawnSpec {
+  const base = bare(spec, plan)
+  // cordon-exec execs a path: the PATH search happens here, on the PATH the command will see.
+  const found = findProgram(spec.argv[0] ?? '', base.env?.PATH ?? process.env.PATH)
+  if ('error' in found) {
+    throw new InvalidRequestError([`argv[0]: ${spec.argv[0]} was not found on PATH (${found.error})`], {
+      context: 'cannot confine the command under bubblewrap',
+    })
+  }
+  const inner = [
+    tools.helper,
+    ...initArgs(plan, {
+      statusFd: WRAPPED_FDS.status,
+      graceMs: spec.graceMs,
+      background: spec.supervise === true,
+      terminal: tools.terminal,
+      ruleset: ruleset === undefined ? [] : ['--ruleset-fd', String(WRAPPED_FDS.ruleset)],
+    }),
+    '--',
+    found.path,
+    ...spec.argv.slice(1),
+  ]
+  const argv = bubblewrapArgv(plan.grants, {
+    bwrapPath: tools.bwrap,
+    network: plan.policy.network ?? 'inherit',
+    tempDir: plan.tempDir,
+    cwd: spec.cwd,
+    command: inner,
+    terminal: tools.terminal,
+  })
+  return {
+    ...base,
+    argv,
+    confinement: {
+      backend: 'bubblewrap',
+      mode: plan.policy.mode,
+      steps: plan.wrapperSteps,
+      wrapper: { ruleset },
+    },
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * The one confinement plan per policy: everything a backend does for it, built purely from the
+ * grants, the host's facts and (for Landlock) the read view. `LocalSandbox.confine()`, the probe's
+ * canary and `cordon explain` all use it, so what is explained is what runs.
+ *
+ * Landlock: the command runs below a supervisor outside the sandbox and applies, in order,
+ * RLIMIT_CORE 0 and the policy's limits, an empty capability set, no_new_privs, one Landlock
+ * domain (the read view, the writable grants, the devices; TCP when denied without a private
+ * network; both scopes) and the seccomp program, inside the private namespaces the supervisor
+ * entered (IPC as root; IPC and network, through a user namespace, for a denied network).
+ *
+ * bubblewrap: bwrap's mounts and namespaces, and inside them cordon-exec as the command's init,
+ * which applies a Landlock domain that handles only writes (for what a read-only bind cannot
+ * refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp program.
+ */
+import type { EnforcementAccount, SandboxBackendName } from '../policy/backends.js'
+import type { SandboxGrants } from '../policy/grants.js'
+import type { ResourceLimits, SandboxPolicy } from '../policy/vocabulary.js'
+import type { ConfinementSteps } from '../subprocess/types.js'
+import { bubblewrapAccount, landlockAccount } from './enforcement.js'
+import {
+  handledFsFor,
+  handledNetFor,
+  type LandlockRulesetPlan,
+  planRuleset,
+  type RulesetEntry,
+  rightsFor,
+  scopedFor,
+  WRITE_RIGHTS,
+} from './landlock.js'
+import type { ReadViewSnapshot } from './read-view.js'
+import type { SeccompArch } from './seccomp.js'
+import { bubblewrapLauncherProgram, type SeccompInput, seccompProgramFor } from './seccomp-policy.js'
+
+/** What the host offers a plan (from the probe and the addon). */
+export interface PlanHost {
+  arch: SeccompArch
+  /** The Landlock ABI driven (0: none). */
+  abi: number
+  /** The seccomp program loads. */
+  seccomp: boolean
+  /** cordon-exec is there: every run gets a supervisor outside the sandbox. */
+  supervisor: boolean
+  /** The host may drop the bounding set (CAP_SETPCAP). */
+  setpcap: boolean
+  capLast: number
+  uid: number
+  /** A run may get a private namespace: root directly, others through a user namespace. */
+  namespaces: { available: boolean; viaUserNamespace: boolean }
+}
+
+/** `RLIMIT_*` numbers (the same on x86_64 and aarch64). */
+export const RLIMIT = { FSIZE: 1, CORE: 4, NPROC: 6, AS: 9 } as const
+
+/** The plan of one policy on one backend. */
+export interface ConfinementPlan {
+  backend: SandboxBackendName
+  policy: SandboxPolicy
+  account: EnforcementAccount
+  grants: SandboxGrants
+  /** The session's private temp dir (TMPDIR). */
+  tempDir: string | undefined
+  /** Paths the command may write (for denial facts). */
+  writable: string[]
+  /** The command's Landlock domain (landlock), or the write domain inside bwrap (bubblewrap). */
+  ruleset: LandlockRulesetPlan | undefined
+  seccomp: { input: SeccompInput; program: Buffer | undefined }
+  /** Namespaces the supervisor enters before it forks the command (landlock). */
+  namespaces: { ipc: boolean; net: boolean; user: boolean }
+  /** The command's own steps (the ruleset handle is added by the sandbox when it confines). */
+  steps: Omit<ConfinementSteps, 'ruleset'>
+  /** bubblewrap only: bwrap's own steps (no_new_privs and the launcher program). */
+  wrapperSteps: Omit<ConfinementSteps, 'ruleset'> | undefined
+  /** The read view's epoch this plan was built from (landlock). */
+  viewEpoch: number | undefined
+}
+
+/** The rlimits of a run: no core dumps, and the policy's limits. */
+export function rlimitsFor(limits: ResourceLimits | undefined): NonNullable<ConfinementSteps['rlimits']> {
+  const out: Array<{ resource: number; soft: number; hard: number }> = [{ resource: RLIMIT.CORE, soft: 0, hard: 0 }]
+  if (limits?.processes !== undefined)
+    out.push({ resource: RLIMIT.NPROC, soft: limits.processes, hard: limits.processes })
+  if (limits?.addressSpaceBytes !== undefined)
+    out.push({ resource: RLIMIT.AS, soft: limits.addressSpaceBytes, hard: limits.addressSpaceBytes })
+  if (limits?.fileSizeBytes !== undefined)
+    out.push({ resource: RLIMIT.FSIZE, soft: limits.fileSizeBytes, hard: limits.fileSizeBytes })
+  return out
+}
+
+function writableOf(grants: SandboxGrants): string[] {
+  return [
+    ...grants.writable.map((g) => g.path),
+    ...grants.devices.filter((d) => d.access.includes('write')).map((d) => d.path),
+  ]
+}
+
+function commandSteps(host: PlanHost, policy: SandboxPolicy, program: Buffer | undefined) {
+  return {
+    rlimits: rlimitsFor(policy.limits),
+    dropCaps: true,
+    dropBounding: host.setpcap,
+    capLast: host.capLast,
+    noNewPrivs: true,
+    landlockFlags: 0,
+    filter: program,
+  }
+}
+
+/** The Landlock backend's plan for `policy`. */
+export function landlockPlan(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  host: PlanHost,
+  view: ReadViewSnapshot,
+): ConfinementPlan {
+  const deny = policy.network === 'deny'
+  const ns = host.namespaces
+  // Root gets a private IPC namespace always (it is free); through a user namespace (which shows
+  // files of unmapped owners as nobody) only when the network is denied and a namespace is needed.
+  const privateNet = deny && ns.available
+  const privateIpc = ns.available && (!ns.viaUserNamespace || privateNet)
+  const namespaces = { ipc: privateIpc, net: privateNet, user: ns.viaUserNamespace && (privateIpc || privateNet) }
+  const entries: RulesetEntry[] = [
+    ...view.entries,
+    ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
+    ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
+  ]
+  const ruleset =
+    host.abi >= 1
+      ? planRuleset(entries, {
+          abi: host.abi,
+          handledFs: handledFsFor(host.abi),
+          handledNet: handledNetFor(host.abi, deny ? 'deny' : 'inherit', privateNet),
+          scoped: scopedFor(host.abi),
+        })
+      : undefined
+  const input: SeccompInput = {
+    arch: host.arch,
+    mode: policy.mode,
+    network: deny ? 'deny' : 'inherit',
+    privatePid: false,
+    privateIpc,
+    privateNet,
+  }
+  const program = host.seccomp ? seccompProgramFor(input) : undefined
+  const account = landlockAccount(
+    {
+      abi: host.abi,
+      seccomp: host.seccomp,
+      supervisor: host.supervisor,
+      namespaces: { ipc: privateIpc, net: privateNet },
+      uid0: host.uid === 0,
+    },
+    policy,
+  )
+  return {
+    backend: 'landlock',
+    policy,
+    account,
+    grants,
+    tempDir: grants.tempDir,
+    writable: writableOf(grants),
+    ruleset,
+    seccomp: { input, program },
+    namespaces,
+    steps: commandSteps(host, policy, program),
+    wrapperSteps: undefined,
+    viewEpoch: view.epoch,
+  }
+}
+
+/** The bubblewrap backend's plan for `policy` (the bwrap argv itself is built per spec). */
+export function bubblewrapPlan(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  host: PlanHost,
+  wrapper: { setuid: boolean },
+): ConfinementPlan {
+  const deny = policy.network === 'deny'
+  const entries: RulesetEntry[] = [
+    ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
+    ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
+  ]
+  const ruleset =
+    host.abi >= 3
+      ? planRuleset(entries, {
+          abi: host.abi,
+          handledFs: handledFsFor(host.abi) & WRITE_RIGHTS,
+          handledNet: 0,
+          scoped: scopedFor(host.abi),
+        })
+      : undefined
+  const input: SeccompInput = {
+    arch: host.arch,
+    mode: policy.mode,
+    network: deny ? 'deny' : 'inherit',
+    privatePid: true,
+    privateIpc: true,
+    privateNet: deny,
+  }
+  const program = host.seccomp ? seccompProgramFor(input) : undefined
+  const account = bubblewrapAccount(
+    {
+      abi: host.abi,
+      seccomp: host.seccomp,
+      supervisor: host.supervisor,
+      namespaces: { ipc: true, net: deny },
+      uid0: host.uid === 0,
+    },
+    policy,
+  )
+  // Inside bwrap (--cap-drop ALL) nothing can drop a bounding set: capset and no_new_privs only.
+  const steps = { ...commandSteps(host, policy, program), dropBounding: false }
+  // A setuid bwrap must not run under no_new_privs (it could not gain its privileges).
+  const wrapperSteps = wrapper.setuid
+    ? undefined
+    : {
+        dropCaps: false,
+        dropBounding: false,
+        capLast: host.capLast,
+        noNewPrivs: true,
+        filter: host.seccomp ? bubblewrapLauncherProgram(host.arch) : undefined,
+      }
+  return {
+    backend: 'bubblewrap',
+    policy,
+    account,
+    grants,
+    tempDir: grants.tempDir,
+    writable: writableOf(grants),
+    ruleset,
+    seccomp: { input, program },
+    namespaces: { ipc: false, net: false, user: false },
+    steps,
+    wrapperSteps,
+    viewEpoch: undefined,
+  }
+}
+
+/** cordon-exec `init` arguments for a plan's command steps (the ruleset comes as an fd or as rules). */
+export function initArgs(
+  plan: ConfinementPlan,
+  options: { statusFd: number; graceMs: number; background: boolean; terminal?: boolean; ruleset: string[] },
+): string[] {
+  const s = plan.steps
+  const args = ['init', '--status-fd', String(options.statusFd), '--grace-ms', String(Math.ceil(options.graceMs))]
+  if (options.background) args.push('--background')
+  if (options.terminal) args.push('--terminal')
+  if (s.dropCaps) args.push('--drop-caps', '--cap-last', String(s.capLast))
+  if (s.dropBounding) args.push('--drop-bounding')
+  if (s.noNewPrivs) args.push('--no-new-privs')
+  if (s.credentials) args.push('--credentials', `${s.credentials.uid}:${s.credentials.gid}`)
+  for (const l of s.rlimits ?? []) args.push('--rlimit', `${l.resource}:${l.soft}:${l.hard}`)
+  if (plan.namespaces.ipc) args.push('--unshare-ipc')
+  if (plan.namespaces.net) args.push('--unshare-net')
+  if (plan.namespaces.user) args.push('--unshare-user')
+  args.push(...options.ruleset)
+  if (s.filter) args.push('--seccomp-hex', s.filter.toString('hex'))
+  return args
+}

@@ -1,0 +1,269 @@
+/**
+ * The bubblewrap probe: find `bwrap` on a PATH (the absolute path is recorded and used for every
+ * run), read its version, and run the canary through the very argv `confine` builds (bwrap's
+ * namespaces and binds, cordon-exec inside with its Landlock write domain and seccomp program):
+ * every effect class must be refused or kept private. When bwrap is missing or refused (user
+ * namespaces disabled, an LSM in the way), the verdict says why and what a person can do.
+ * Never throws.
+ */
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { BackendCapability } from '../policy/backends.js'
+import { errnoName } from '../policy/errors.js'
+import { grantsFor } from '../policy/grants.js'
+import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
+import { bubblewrapSpec } from './confine-spec.js'
+import { bubblewrapAccount } from './enforcement.js'
+import { buildRuleset } from './landlock.js'
+import { bubblewrapPlan } from './plan.js'
+import { accountsFor, landlockHost, REMEDY_BUILD_HELPER } from './probe-landlock.js'
+import { RulesetHandle } from './ruleset-cache.js'
+
+/** What bubblewrap does not govern here, in words a person can act on. */
+export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
+  'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by the Landlock scopes inside); network: deny gives a private namespace with loopback only',
+  'pathname unix sockets: connect() to an existing socket file (e.g. /var/run/docker.sock) is not refused by a read-only bind; under network: deny seccomp refuses socket(AF_UNIX)',
+  'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
+  'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
+  'protectedPaths are read-only only where they exist when the command starts',
+  "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
+  'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
+]
+
+/** Remedy when no `bwrap` is on the PATH. */
+export const REMEDY_INSTALL_BUBBLEWRAP =
+  'install bubblewrap: apt-get install -y bubblewrap (Debian/Ubuntu), dnf install -y bubblewrap (Fedora), apk add bubblewrap (Alpine), and put it on PATH; or choose danger-full-access.'
+
+/** Options for probeBubblewrap. */
+export interface BubblewrapProbeOptions {
+  /** The PATH searched for `bwrap` (a `:` list); default `process.env.PATH`. */
+  searchPath?: string | undefined
+  /** Canary time budget (ms); default 5000. */
+  timeoutMs?: number
+  /** The addon (tests inject one); default `loadNative()`. */
+  native?: NativeAddon
+}
+
+/** The first executable regular file named `name` in a `:` separated `searchPath`, as an absolute real path. */
+export function findOnPath(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(':')) {
+    if (!path.isAbsolute(dir)) continue // a relative PATH entry depends on the cwd: never trusted
+    const candidate = path.join(dir, name)
+    try {
+      if (!fs.statSync(candidate).isFile()) continue
+      fs.accessSync(candidate, fs.constants.X_OK)
+      return fs.realpathSync(candidate)
+    } catch {}
+  }
+  return undefined
+}
+
+/** Why user namespaces are refused on this host, and the switch that allows them, read from /proc/sys. */
+export function userNamespaceRemedy(): string {
+  const read = (p: string): string | undefined => {
+    try {
+      return fs.readFileSync(p, 'utf8').trim()
+    } catch {
+      return undefined
+    }
+  }
+  const steps: string[] = []
+  if (read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
+    steps.push('sysctl -w kernel.unprivileged_userns_clone=1')
+  if (read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') === '1') {
+    steps.push(
+      'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or load the bwrap-userns-restrict AppArmor profile)',
+    )
+  }
+  if (read('/proc/sys/user/max_user_namespaces') === '0') steps.push('sysctl -w user.max_user_namespaces=15000')
+  const how =
+    steps.length > 0
+      ? steps.join('; ')
+      : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
+  return `unprivileged user namespaces are disabled or refused: ${how}; or use the landlock backend, or choose danger-full-access.`
+}
+
+const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
+
+/** Probes bubblewrap (found on `searchPath`) with the canary; never throws. */
+export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Promise<BackendCapability> {
+  const started = performance.now()
+  const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
+    backend: 'bubblewrap',
+    limitations: [...BUBBLEWRAP_LIMITATIONS],
+    ...cap,
+    probeMs: performance.now() - started,
+  })
+  if (process.platform !== 'linux') {
+    return done({
+      usable: false,
+      reason: `bubblewrap is Linux-only (this is ${process.platform})`,
+      remedy: 'Use a Linux host, or choose danger-full-access.',
+    })
+  }
+  const searchPath = options.searchPath ?? process.env.PATH ?? ''
+  const bwrap = findOnPath('bwrap', searchPath)
+  if (bwrap === undefined) {
+    return done({
+      usable: false,
+      reason: `bwrap was not found on PATH (${searchPath || 'empty'})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
+  }
+  let version: string
+  try {
+    version = execFileSync(bwrap, ['--version'], {
+      encoding: 'utf8',
+      timeout: options.timeoutMs ?? 5000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim()
+  } catch (error) {
+    return done({
+      executable: bwrap,
+      usable: false,
+      reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
+  }
+  let native: NativeAddon
+  try {
+    native = options.native ?? loadNative()
+  } catch (error) {
+    return done({
+      executable: bwrap,
+      version,
+      usable: false,
+      reason: `the native addon could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_BUILD_HELPER,
+    })
+  }
+  const helper = helperPath()
+  if (helper === undefined) {
+    return done({
+      executable: bwrap,
+      version,
+      usable: false,
+      reason: 'the cordon-exec helper was not built',
+      remedy: REMEDY_BUILD_HELPER,
+    })
+  }
+  const abi = Math.max(0, native.landlockAbi())
+  const setuid = (fs.statSync(bwrap).mode & 0o4000) !== 0
+  let facts = { abi, seccomp: true }
+  let verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+  if (!verdict.ran && verdict.stage === 'seccomp') {
+    facts = { ...facts, seccomp: false }
+    verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+  }
+  const base = {
+    executable: bwrap,
+    version: `${version}${facts.seccomp ? ' + seccomp' : ''}${abi >= 3 ? ` + Landlock ABI ${abi} writes` : ''} + cordon-exec init`,
+    abi,
+    seccomp: facts.seccomp,
+  }
+  if (!verdict.ran) {
+    const refused = verdict.line !== undefined && USERNS_REFUSAL.test(verdict.line)
+    return done({
+      ...base,
+      usable: false,
+      reason:
+        verdict.line !== undefined
+          ? `bwrap refused to start the sandbox (${verdict.line})`
+          : `the canary failed to start at ${verdict.stage} (${errnoName(verdict.errno)})`,
+      remedy: refused
+        ? userNamespaceRemedy()
+        : verdict.line !== undefined
+          ? 'bwrap cannot build the sandbox on this host; run `bwrap --ro-bind / / true` to see why, use the landlock backend, or choose danger-full-access.'
+          : 'Check that the kernel allows no_new_privs and seccomp filters, or choose danger-full-access.',
+      ...(verdict.stage === 'launcher'
+        ? {}
+        : { failure: { stage: verdict.stage, errno: verdict.errno, code: errnoName(verdict.errno) } }),
+    })
+  }
+  if (verdict.failures.length > 0) {
+    return done({
+      ...base,
+      usable: false,
+      canary: verdict.results,
+      reason: `bubblewrap ran but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
+      remedy:
+        'Do not rely on bubblewrap on this host (something defeats its binds or namespaces); use another backend or choose danger-full-access.',
+    })
+  }
+  const uid0 = (process.getuid?.() ?? 0) === 0
+  return done({
+    ...base,
+    usable: true,
+    supervisor: true,
+    namespaces: { ipc: true, net: true, user: true },
+    canary: verdict.results,
+    ...accountsFor((mode, network) =>
+      bubblewrapAccount(
+        { abi, seccomp: facts.seccomp, supervisor: true, namespaces: { ipc: true, net: network === 'deny' }, uid0 },
+        { mode, network },
+      ),
+    ),
+    ...(facts.seccomp
+      ? {}
+      : {
+          remedy:
+            'seccomp filters do not load here: keyrings and terminal injection are ungoverned (make bwrap non-setuid, or enable CONFIG_SECCOMP_FILTER)',
+        }),
+  })
+}
+
+type CanaryVerdict =
+  | { ran: true; failures: ReturnType<typeof judgeCanary>; results: Record<string, number> }
+  | { ran: false; stage: string; errno: number; line?: string | undefined }
+
+async function canaryFor(
+  native: NativeAddon,
+  tools: { bwrap: string; helper: string; setuid: boolean },
+  facts: { abi: number; seccomp: boolean },
+  options: BubblewrapProbeOptions,
+): Promise<CanaryVerdict> {
+  const scratch = canaryDir()
+  let handle: RulesetHandle | undefined
+  try {
+    const host = landlockHost(native, { abi: facts.abi, seccomp: facts.seccomp, supervisor: true, namespaces: true })
+    const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
+    const grants = grantsFor(policy, { tempDir: scratch.allowed })
+    const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid })
+    if (plan.ruleset) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
+    const spec = bubblewrapSpec(
+      {
+        argv: [tools.helper, 'canary', scratch.dir, String(process.pid)],
+        cwd: '/',
+        graceMs: 1000,
+        env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+        stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+      },
+      plan,
+      handle,
+      tools,
+    )
+    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    if (!run.ran) {
+      const line = /bwrap: [^\n]*/.exec(run.message)?.[0]
+      return { ran: false, stage: run.stage, errno: run.errno, line }
+    }
+    const failures = judgeCanary(
+      run.report,
+      { privateIpc: true, networkDenied: true, privateNet: true, privatePid: true, writeRefusal: [30, 13] },
+      { ...hostNamespaces(), orphanGone: run.orphanGone },
+    )
+    const onlySeccomp = new Set(['keyring', 'tiocsti', 'lease', 'fs_ioctl', 'socket_unix', 'chmod'])
+    return {
+      ran: true,
+      failures: facts.seccomp ? failures : failures.filter((f) => !onlySeccomp.has(f.check)),
+      results: run.report.results,
+    }
+  } catch (error) {
+    return { ran: false, stage: 'landlock', errno: (error as { errno?: number }).errno ?? 0 }
+  } finally {
+    handle?.close(native)
+    scratch.dispose()
+  }
+}

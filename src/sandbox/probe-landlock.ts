@@ -1,0 +1,291 @@
+/**
+ * The Landlock probe: the ABI the kernel offers, then one canary through the very plan a
+ * `read-only` run with `network: 'deny'` gets (the launcher's supervisor, the namespaces, the
+ * ruleset, the seccomp program): every effect class must be refused or kept private, and the
+ * canary's setsid'd grandchild must be gone when the run is. A seccomp or namespace step the
+ * kernel refuses is retried without it, and the verdict says what that costs. Never throws.
+ */
+import type { BackendCapability, EnforcementAccount } from '../policy/backends.js'
+import { errnoName } from '../policy/errors.js'
+import { grantsFor } from '../policy/grants.js'
+import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
+import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
+import { landlockSpec } from './confine-spec.js'
+import { landlockAccount } from './enforcement.js'
+import { buildRuleset, KNOWN_ABI } from './landlock.js'
+import { landlockPlan, type PlanHost } from './plan.js'
+import { readEntries } from './read-view.js'
+import { RulesetHandle } from './ruleset-cache.js'
+import { hostSeccompArch } from './seccomp.js'
+
+/** Things Landlock never governs on an ABI-7 kernel, listed for every host. */
+export const LANDLOCK_LIMITATIONS: readonly string[] = [
+  'pathname unix sockets: connect() to an existing socket file (e.g. /var/run/docker.sock) is not a Landlock right in ABI 7; under network: deny seccomp refuses socket(AF_UNIX) instead (unix sockets inside the roots fail too), under network: inherit host sockets stay reachable',
+  'workspace-write: metadata (chmod, chown, utime, xattr) outside the writable roots is not governed (use bubblewrap for full)',
+  'a subpath of a writable root cannot be made read-only (protectedPaths are not enforced by Landlock)',
+  'names stay listable everywhere: /dev and other closed places refuse opening their entries, not listing them',
+  "host /proc/PID/cmdline stays readable (secrets in other processes' argv leak); /proc/PID/environ, mem and fd are refused",
+  'flock on readable files and binding an abstract-socket name a host client later connects to are not refused',
+  'process control is allowed only on the caller itself: per-thread calls (sched_setaffinity, setpriority with a thread id) fail with EPERM',
+  'without a private pid namespace the command sees host pids in /proc (and cannot act on them)',
+  'network: deny gives a private network namespace where one can be made (root, or an unprivileged user namespace): INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only; elsewhere socket() is refused, loopback included',
+  'tools that allocate their own ptys (tmux, script, expect) cannot open them: granting /dev/pts would reopen other terminals',
+  '32-bit (i386/x32) syscalls are refused under confinement, so 32-bit binaries cannot run',
+]
+
+/** Remedy when the kernel has no Landlock at all. */
+export const REMEDY_NO_LANDLOCK =
+  'Boot a Linux kernel >= 5.13 built with CONFIG_SECURITY_LANDLOCK=y (ABI 6+, Linux 6.12+, for full enforcement), install bubblewrap for the bubblewrap backend, or choose danger-full-access.'
+/** Remedy when Landlock is built in but not enabled at boot. */
+export const REMEDY_LANDLOCK_DISABLED =
+  'Landlock is built into this kernel but not enabled: add "landlock" to the lsm= kernel parameter (e.g. lsm=landlock,lockdown,yama,integrity,apparmor,bpf) and reboot, or choose danger-full-access.'
+/** Remedy when the cordon-exec helper is missing. */
+export const REMEDY_BUILD_HELPER =
+  'Build the native parts with `npm run build:native` (needs python3, make and a C++ compiler), or reinstall cordon.'
+
+/** Options for probeLandlock. */
+export interface ProbeOptions {
+  /** Canary time budget (ms); default 5000. */
+  timeoutMs?: number
+  /** The addon (tests inject one); default `loadNative()`. */
+  native?: NativeAddon
+}
+
+const MODES = ['read-only', 'workspace-write'] as const
+
+/** Accounts for every mode and network, for the capability. */
+export function accountsFor(
+  account: (mode: ConfinedSandboxMode, network: 'inherit' | 'deny') => EnforcementAccount,
+): Pick<BackendCapability, 'accounts' | 'enforcement' | 'governs'> {
+  const accounts = Object.fromEntries(
+    MODES.map((m) => [m, { inherit: account(m, 'inherit'), deny: account(m, 'deny') }]),
+  ) as Record<ConfinedSandboxMode, { inherit: EnforcementAccount; deny: EnforcementAccount }>
+  const enforcement = Object.fromEntries(
+    MODES.map((m) => [m, { inherit: accounts[m].inherit.enforcement, deny: accounts[m].deny.enforcement }]),
+  ) as Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
+  const governs = Object.fromEntries(MODES.map((m) => [m, accounts[m].deny.governed])) as Record<
+    ConfinedSandboxMode,
+    EffectClass[]
+  >
+  return { accounts, enforcement, governs }
+}
+
+/** The host facts a Landlock plan needs, from the addon and what the probe found. */
+export function landlockHost(
+  native: NativeAddon,
+  facts: { abi: number; seccomp: boolean; supervisor: boolean; namespaces: boolean },
+): PlanHost {
+  const caps = native.hostCapabilities()
+  const uid = process.getuid?.() ?? 0
+  return {
+    arch: hostSeccompArch() ?? 'x86_64',
+    abi: Math.min(facts.abi, KNOWN_ABI),
+    seccomp: facts.seccomp,
+    supervisor: facts.supervisor,
+    setpcap: caps.setpcap,
+    capLast: caps.capLast,
+    uid,
+    namespaces: { available: facts.namespaces, viaUserNamespace: uid !== 0 },
+  }
+}
+
+/** Probes Landlock (+ seccomp + the launcher) with a canary; never throws. */
+export async function probeLandlock(options: ProbeOptions = {}): Promise<BackendCapability> {
+  const started = performance.now()
+  const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
+    backend: 'landlock',
+    limitations: [...LANDLOCK_LIMITATIONS],
+    ...cap,
+    probeMs: performance.now() - started,
+  })
+  if (process.platform !== 'linux') {
+    return done({
+      usable: false,
+      reason: `Landlock is Linux-only (this is ${process.platform})`,
+      remedy: 'Use a Linux host with Landlock, or choose danger-full-access.',
+    })
+  }
+  if (!hostSeccompArch()) {
+    return done({
+      usable: false,
+      reason: `no syscall table for ${process.arch}`,
+      remedy: 'Run on x86_64 or aarch64, or choose danger-full-access.',
+    })
+  }
+  let native: NativeAddon
+  try {
+    native = options.native ?? loadNative()
+  } catch (error) {
+    return done({
+      usable: false,
+      reason: `the native addon could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_BUILD_HELPER,
+    })
+  }
+  const abi = native.landlockAbi()
+  if (abi < 0) {
+    const errno = -abi
+    const disabled = errnoName(errno) === 'EOPNOTSUPP'
+    return done({
+      usable: false,
+      reason: disabled
+        ? 'Landlock is supported by the kernel but disabled at boot'
+        : `the kernel offers no Landlock (${errnoName(errno)})`,
+      remedy: disabled ? REMEDY_LANDLOCK_DISABLED : REMEDY_NO_LANDLOCK,
+      failure: { stage: 'landlock', errno, code: errnoName(errno) },
+    })
+  }
+  const level = Math.min(abi, KNOWN_ABI)
+  const base = { abi, version: `Landlock ABI ${abi}${abi > level ? ` (driven at ${level})` : ''}` }
+  const helper = helperPath()
+  if (helper === undefined) {
+    return done({ ...base, usable: false, reason: 'the cordon-exec helper was not built', remedy: REMEDY_BUILD_HELPER })
+  }
+
+  let facts = { abi: level, seccomp: true, supervisor: true, namespaces: true }
+  let verdict = await canaryFor(native, helper, facts, options)
+  if (!verdict.ran && verdict.stage === 'seccomp') {
+    facts = { ...facts, seccomp: false }
+    verdict = await canaryFor(native, helper, facts, options)
+  }
+  if (!verdict.ran && verdict.stage === 'namespace') {
+    facts = { ...facts, namespaces: false }
+    verdict = await canaryFor(native, helper, facts, options)
+  }
+  if (!verdict.ran) {
+    const remedy =
+      verdict.stage === 'landlock'
+        ? REMEDY_NO_LANDLOCK
+        : verdict.stage === 'launcher'
+          ? REMEDY_BUILD_HELPER
+          : 'Check that the kernel allows no_new_privs and seccomp filters (CONFIG_SECCOMP_FILTER), or choose danger-full-access.'
+    return done({
+      ...base,
+      usable: false,
+      reason: `the confined canary failed to start at ${verdict.stage} (${errnoName(verdict.errno)})`,
+      remedy,
+      failure: { stage: verdict.stage, errno: verdict.errno, code: errnoName(verdict.errno) },
+    })
+  }
+  if (verdict.failures.length > 0) {
+    return done({
+      ...base,
+      usable: false,
+      canary: verdict.results,
+      reason: `Landlock accepted the plan but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
+      remedy:
+        'Do not rely on Landlock on this host (an LSM stack or kernel quirk defeats it); use another backend or choose danger-full-access.',
+    })
+  }
+  const host = landlockHost(native, facts)
+  const partialWhy: string[] = []
+  if (level < 6)
+    partialWhy.push(
+      `Landlock ABI ${level} < 6 leaves signals to host processes ungoverned: upgrade the kernel to 6.12+`,
+    )
+  if (!facts.seccomp)
+    partialWhy.push(
+      'seccomp filters do not load (CONFIG_SECCOMP_FILTER): metadata, network, keyrings, IPC and terminals are ungoverned',
+    )
+  return done({
+    ...base,
+    version: `${base.version}${facts.seccomp ? ' + seccomp' : ''} + cordon-exec supervisor${facts.namespaces ? ' + namespaces' : ''}`,
+    usable: true,
+    seccomp: facts.seccomp,
+    supervisor: true,
+    namespaces: { ipc: facts.namespaces, net: facts.namespaces, user: facts.namespaces && host.uid !== 0 },
+    canary: verdict.results,
+    ...accountsFor((mode, network) =>
+      landlockAccount(
+        {
+          abi: level,
+          seccomp: facts.seccomp,
+          supervisor: true,
+          namespaces: {
+            ipc: facts.namespaces && (host.uid === 0 || network === 'deny'),
+            net: facts.namespaces && network === 'deny',
+          },
+          uid0: host.uid === 0,
+        },
+        { mode, network },
+      ),
+    ),
+    remedy:
+      partialWhy.length > 0
+        ? partialWhy.join('; ')
+        : 'workspace-write is partial under Landlock (metadata outside the root); the bubblewrap backend enforces it fully.',
+  })
+}
+
+type CanaryVerdict =
+  | { ran: true; failures: ReturnType<typeof judgeCanary>; results: Record<string, number> }
+  | { ran: false; stage: string; errno: number }
+
+async function canaryFor(
+  native: NativeAddon,
+  helper: string,
+  facts: { abi: number; seccomp: boolean; supervisor: boolean; namespaces: boolean },
+  options: ProbeOptions,
+): Promise<CanaryVerdict> {
+  const scratch = canaryDir()
+  let handle: RulesetHandle | undefined
+  try {
+    const host = landlockHost(native, facts)
+    const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
+    const grants = grantsFor(policy, { tempDir: scratch.allowed })
+    const plan = landlockPlan(policy, grants, host, { epoch: 0, entries: readEntries(['/dev']) })
+    if (plan.ruleset) {
+      try {
+        handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
+      } catch (error) {
+        const errno = typeof (error as { errno?: unknown }).errno === 'number' ? (error as { errno: number }).errno : 0
+        return { ran: false, stage: 'landlock', errno }
+      }
+    }
+    const spec = landlockSpec(
+      {
+        argv: [helper, 'canary', scratch.dir, String(process.pid)],
+        cwd: '/',
+        graceMs: 1000,
+        env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+        stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+      },
+      plan,
+      handle,
+    )
+    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    if (!run.ran) return { ran: false, stage: run.stage, errno: run.errno }
+    const failures = judgeCanary(
+      run.report,
+      {
+        privateIpc: plan.namespaces.ipc,
+        networkDenied: true,
+        privateNet: plan.namespaces.net,
+        privatePid: false,
+        writeRefusal: [13],
+      },
+      { ...hostNamespaces(), orphanGone: run.orphanGone },
+    )
+    // Without seccomp the canary cannot be refused what only seccomp refuses: the account says so.
+    const onlySeccomp = new Set([
+      'chmod',
+      'prlimit',
+      'keyring',
+      'sysv',
+      'tiocsti',
+      'lease',
+      'fs_ioctl',
+      'socket_unix',
+      'socket_inet',
+    ])
+    return {
+      ran: true,
+      failures: facts.seccomp ? failures : failures.filter((f) => !onlySeccomp.has(f.check)),
+      results: run.report.results,
+    }
+  } finally {
+    handle?.close(native)
+    scratch.dispose()
+  }
+}

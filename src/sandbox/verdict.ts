@@ -1,0 +1,71 @@
+/**
+ * The one verdict on a confined run, owned by the sandbox floor so the floors above never branch
+ * on backend names: a spawn failure at a confinement stage (the supervisor's launcher, a
+ * namespace, caps, Landlock, seccomp, or the wrapper refusing to build the sandbox) is the
+ * sandbox's — SANDBOX_UNAVAILABLE, nothing ran — and a finished run's denial facts come from
+ * the backend's denial text and the plan's writable set (facts.ts).
+ */
+import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } from '../policy/errors.js'
+import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
+import { classifyDenial } from './facts.js'
+import type { ConfinementPlan } from './plan.js'
+
+/** The sandbox facts of one run, in the shell seam's shape. */
+export interface RunVerdict {
+  mode: SandboxMode
+  denied: boolean
+  enforcement?: SandboxEnforcement
+  runnerFailed?: boolean
+  backend?: string
+  deniedPaths?: string[]
+}
+
+/** Whether `error` is a spawn failure at a confinement stage: the sandbox failed, not the command. */
+export function isRunnerFailure(error: unknown): boolean {
+  return isSpawnError(error) && isConfinementStage(error.stage)
+}
+
+/** The error to surface for a spawn failure under `mode`: SandboxUnavailableError for a runner failure, `error` itself otherwise. */
+export function runnerFailureToError<E>(error: E, mode: SandboxMode): SandboxUnavailableError | E {
+  if (!isSpawnError(error) || !isConfinementStage(error.stage)) return error
+  return new SandboxUnavailableError(mode, {
+    reason:
+      error.stage === 'launcher'
+        ? `the sandbox runner could not start the command${error.detail ? ` (${error.detail})` : ` (${errnoName(error.errno)})`}`
+        : `the sandbox runner failed to confine the command at ${error.stage} (${errnoName(error.errno)}${error.detail ? `: ${error.detail}` : ''})`,
+    remedy:
+      'Nothing was run. Re-probe the host (LocalSandbox.create) to see which backend still works, or choose danger-full-access.',
+    // The wrapper's own words when it refused (bwrap's line); else the stage and errno.
+    detail:
+      error.stage === 'launcher' && error.detail !== undefined
+        ? error.detail
+        : { stage: error.stage, errno: error.errno },
+    cause: error,
+  })
+}
+
+/** The facts of a finished (or failed) confined run under `plan`. */
+export function runVerdict(
+  plan: ConfinementPlan,
+  run: { exitCode: number | null; stderr: string; cwd: string; command?: string | undefined; runnerFailed?: boolean },
+): RunVerdict {
+  const runnerFailed = run.runnerFailed === true
+  const { denied, deniedPaths } = classifyDenial({
+    backend: plan.backend,
+    exitCode: run.exitCode,
+    runnerFailed,
+    stderr: run.stderr,
+    cwd: run.cwd,
+    command: run.command,
+    writable: plan.writable,
+  })
+  const verdict: RunVerdict = {
+    mode: plan.policy.mode,
+    denied,
+    backend: plan.backend,
+    enforcement: plan.account.enforcement,
+  }
+  if (runnerFailed) verdict.runnerFailed = true
+  if (deniedPaths.length > 0) verdict.deniedPaths = deniedPaths
+  return verdict
+}
