@@ -80,7 +80,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     if (spec.supervise && helper === undefined) {
       throw new InvalidRequestError(['supervise: the cordon-exec helper was not built (run `npm run build:native`)'])
     }
-    const env = envToArray(mergeEnv(scrubbedParentEnv(), spec.env))
+    const env = envToArray(mergeEnv(scrubbedParentEnv(process.env, spec.environment ?? 'scrubbed'), spec.env))
     const handle = new ManagedProcess({
       spec,
       env,
