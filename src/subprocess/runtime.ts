@@ -76,7 +76,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
         { cause: reason },
       )
     }
-    const env = envToArray(mergeEnv(scrubbedParentEnv(), spec.env))
+    const env = envToArray(mergeEnv(scrubbedParentEnv(process.env, spec.environment ?? 'scrubbed'), spec.env))
     const handle = new ManagedProcess({
       spec,
       kind: launchKindOf(spec),

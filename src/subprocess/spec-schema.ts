@@ -36,6 +36,7 @@ const SpawnSpecSchema = z
       ),
     signal: z.instanceof(AbortSignal).optional(),
     env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+    environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
     confinement: z
       .object({
         backend: z.union([z.literal('landlock'), z.literal('bubblewrap')]),

@@ -10,6 +10,13 @@ export type DshEnvironmentKey = `DSH_${string}`
 /** Trusted harness variables for one child-process execution. */
 export type DshEnvironment = Readonly<Record<DshEnvironmentKey, string>>
 
+/**
+ * cordon: which parent variables a child starts from. `scrubbed` is the parent minus credentials,
+ * agent sockets and ambient `DSH_*`; `minimal` keeps only PATH, HOME, USER, LOGNAME, SHELL, LANG,
+ * LC_*, TZ, TERM and TMPDIR of those. Either way the caller's explicit entries are merged on top.
+ */
+export type SubprocessEnvironmentMode = 'scrubbed' | 'minimal'
+
 /** One captured stream: the (possibly truncated) text plus recovery info. */
 export interface CollectedOutput {
   /** Collected text — the TAIL of the stream when truncated. */
@@ -140,6 +147,8 @@ export interface SubprocessSpawnSpec {
   signal?: AbortSignal | undefined
   /** Explicit entries merged onto the scrubbed parent env; `undefined` deletes. */
   env?: NodeJS.ProcessEnv | undefined
+  /** cordon: the parent base `env` is merged onto (default `scrubbed`). */
+  environment?: SubprocessEnvironmentMode | undefined
   /** cordon: confinement the child applies to itself before exec (from `LocalSandbox.confine`). */
   confinement?: SubprocessConfinement | undefined
   /**
