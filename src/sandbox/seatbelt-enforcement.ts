@@ -174,6 +174,7 @@ function limitations(profile: SeatbeltProfile, verified: boolean): string[] {
   out.push(
     'a protected or hidden path whose ancestor inside a writable root does not exist yet can be planted by renaming or symlinking a prepared dir to that ancestor (Seatbelt checks a rename by its destination name); existing ancestors are guarded',
     'paths match by their bytes: on a case- or normalization-insensitive volume (the APFS default) a protected or hidden path that does not exist yet can be created under another spelling',
+    "a hidden path's name stays visible in its parent's listing (its content, metadata and xattrs are refused)",
     'hard links are refused everywhere (file-link), also inside the roots; renaming a file that has several links may be refused too',
     'sysctl reads stay open: kern.procargs2 shows the arguments of other processes of the user',
     'the Darwin per-user temp and cache dirs (/private/var/folders/…, ~/Library/Caches) are not writable: tools that ignore TMPDIR fail there',

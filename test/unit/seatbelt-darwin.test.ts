@@ -81,6 +81,7 @@ describe('Seatbelt on macOS (needs macOS)', () => {
     const r = run(p, 'cat "$1/secret"; cat "$1/root/.env"; cp "$1/secret" "$1/root/c"; ln "$1/root/.env" "$1/root/l"')
     expect(r.stdout).not.toMatch(/top secret|TOKEN/)
     expect(run(p, 'mv "$1/root/.env" "$1/root/env"').status).not.toBe(0)
+    expect(run(p, 'ln -s "$1/secret" "$1/root/s" && cat "$1/root/s"').stdout).not.toMatch(/top secret/)
     expect(fs.existsSync(path.join(root, 'c'))).toBe(false)
     expect(fs.existsSync(path.join(root, 'l'))).toBe(false)
   })

@@ -36,6 +36,15 @@ describe('renderSeatbeltProfile', () => {
     }
   })
 
+  it('each template, unrendered (placeholders are comments), is itself valid SBPL that allows no write', () => {
+    for (const lines of Object.values(SEATBELT_TEMPLATES)) {
+      const forms = readSbpl(lines.join('\n'))
+      expect(profileProblems(forms)).toEqual([])
+      expect(rules(lines.join('\n'), 'allow', 'file-write*')).toEqual([])
+      expect(rules(lines.join('\n'), 'allow', 'network*')).toEqual([])
+    }
+  })
+
   it('workspace-write: writes under the roots and the temp dir, spelled /private/tmp, excluding protected and hidden paths', () => {
     const r = renderSeatbeltProfile(
       ww({
