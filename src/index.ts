@@ -37,6 +37,7 @@ export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
 export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
 export { classifyDenial } from './sandbox/facts.js'
+export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt-explain.js'
 export {
   ShellExecutor,
   LocalShellExecutor,

@@ -1,0 +1,75 @@
+/**
+ * The mach-lookup allow-list: which host daemons a Seatbelt-confined command may talk to.
+ *
+ * On macOS most services a process uses (user lookups, preferences, TLS trust, the keychain,
+ * launching apps) are daemons reached by mach-lookup, so the allow-list is where the `ipc`,
+ * `keyrings` and part of the `network` class are decided. The default list is data
+ * (`profiles/seatbelt/mach-services.json`, one reason per entry), read once at module load.
+ */
+import fs from 'node:fs'
+import { z } from 'zod'
+import { InvalidRequestError, formatZodIssues } from '../policy/errors.js'
+
+/** A mach service name: reverse-DNS words, nothing SBPL or a shell could read as syntax. */
+export const MACH_SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+/** Where the default allow-list lives (works from `src/sandbox/` and from `dist/sandbox/`). */
+export const MACH_SERVICES_URL = new URL('../../profiles/seatbelt/mach-services.json', import.meta.url)
+
+/** One allowed service and why a command needs it. */
+export interface MachServiceEntry {
+  readonly name: string
+  readonly why: string
+  /** The service carries or resolves network traffic: left out under `network: 'deny'`. */
+  readonly network?: boolean | undefined
+}
+
+const tableSchema = z.object({
+  $comment: z.string().optional(),
+  version: z.literal(1),
+  services: z.array(
+    z.object({ name: z.string().regex(MACH_SERVICE_NAME), why: z.string().min(1), network: z.boolean().optional() }),
+  ),
+})
+
+function loadDefaults(): readonly MachServiceEntry[] {
+  const parsed = tableSchema.safeParse(JSON.parse(fs.readFileSync(MACH_SERVICES_URL, 'utf8')))
+  if (!parsed.success) {
+    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: `malformed ${MACH_SERVICES_URL.pathname}` })
+  }
+  return Object.freeze(parsed.data.services.map((s) => Object.freeze({ ...s })))
+}
+
+/** The default allow-list, in file order. */
+export const DEFAULT_MACH_SERVICES: readonly MachServiceEntry[] = loadDefaults()
+
+/**
+ * Services that carry or resolve network traffic, whether or not the caller's list says so:
+ * the default list's `network` entries plus the resolver daemons.
+ */
+export const NETWORK_MACH_SERVICES: readonly string[] = Object.freeze([
+  ...DEFAULT_MACH_SERVICES.filter((s) => s.network === true).map((s) => s.name),
+  'com.apple.dnssd.service',
+  'com.apple.mDNSResponder',
+  'com.apple.nsurlsessiond',
+  'com.apple.nehelper',
+  'com.apple.networkd',
+])
+
+/** Prefixes of the services that hand out keychain secrets (the macOS analogue of kernel keyrings). */
+export const KEYCHAIN_MACH_SERVICE_PREFIXES: readonly string[] = Object.freeze([
+  'com.apple.SecurityServer',
+  'com.apple.securityd',
+  'com.apple.security.',
+  'com.apple.secd',
+])
+
+/** Whether `name` reaches the keychain. */
+export function isKeychainService(name: string): boolean {
+  return KEYCHAIN_MACH_SERVICE_PREFIXES.some((prefix) => name.startsWith(prefix))
+}
+
+/** Whether `name` carries or resolves network traffic. */
+export function isNetworkService(name: string): boolean {
+  return NETWORK_MACH_SERVICES.includes(name)
+}
