@@ -147,7 +147,7 @@ export async function probeSeatbelt(options: SeatbeltProbeOptions = {}): Promise
       return undefined
     })
     if (readOnlyFailure !== undefined) return done({ ...base, usable: false, verified: false, ...readOnlyFailure })
-    const denialText = write.stderr.toLowerCase().includes(DENIAL_SIGNATURES.seatbelt!)
+    const denialText = (DENIAL_SIGNATURES.seatbelt ?? []).some((sig) => write.stderr.toLowerCase().includes(sig))
     return done({
       ...base,
       usable: true,
@@ -157,7 +157,7 @@ export async function probeSeatbelt(options: SeatbeltProbeOptions = {}): Promise
       governs: seatbeltGovernsTable(),
       remedy: denialText
         ? 'Seatbelt is partial in every mode: lifetime (macOS has no subreaper) and resources are not governed, nor process priority; use Linux with bubblewrap for full.'
-        : `the canary's refusals did not read as "${DENIAL_SIGNATURES.seatbelt}", so denials will not be reported as such on this host`,
+        : `the canary's refusals did not read as "${DENIAL_SIGNATURES.seatbelt?.join('" or "')}", so denials will not be reported as such on this host`,
     })
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
