@@ -430,6 +430,18 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     }
   }
 
+  /** Whether the top process is reaped within `ms` (the timer is cleared so it holds no host open). */
+  private reapedWithin(ms: number): Promise<boolean> {
+    if (this.outcome !== undefined) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms)
+      void this.done.then(() => {
+        clearTimeout(timer)
+        resolve(true)
+      })
+    })
+  }
+
   private async runTeardown(): Promise<void> {
     if (this.sessionGone) return
     const gentle = this.members()
@@ -450,7 +462,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
         delay = Math.min(delay * 2, 50)
       }
     }
-    const reaped = await Promise.race([this.done.then(() => true), sleep(REAP_WAIT_MS).then(() => false)])
+    const reaped = await this.reapedWithin(REAP_WAIT_MS)
     const survivors = this.members().map((p) => p.pid)
     if (!reaped && !survivors.includes(this.pid)) survivors.push(this.pid)
     if (survivors.length > 0) {
