@@ -169,9 +169,14 @@ const older = (a: ProcStat, b: ProcStat): ProcStat => (BigInt(a.startTime) <= Bi
 
 /**
  * The session's foreground job now, or undefined when no live member of the session is left (or
- * none has the terminal). `ptsPath` is the terminal's slave (`/dev/pts/N`).
+ * none has the terminal). `ptsPath` is the terminal's slave (`/dev/pts/N`); `programPgid` the
+ * program's group (the leader's, or under a launcher its first child's).
  */
-export function inspectForeground(id: SessionIdentity, ptsPath: string): SubprocessTerminalForeground | undefined {
+export function inspectForeground(
+  id: SessionIdentity,
+  ptsPath: string,
+  programPgid: number | undefined,
+): SubprocessTerminalForeground | undefined {
   const all = readAllStats()
   const byPid = new Map(all.map((s) => [s.pid, s]))
   if (sessionIdReused(id, byPid)) return undefined
@@ -191,7 +196,7 @@ export function inspectForeground(id: SessionIdentity, ptsPath: string): Subproc
   }
   return {
     pgid,
-    sessionLeaderGroup: pgid === id.sid,
+    programGroup: pgid === id.sid || pgid === programPgid,
     pid: reported?.pid ?? pgid,
     command: reported?.comm ?? '',
     argv: reported ? argvOf(reported.pid) : [],

@@ -36,6 +36,7 @@ const TerminalSpecSchema = z
         `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
       ),
     signal: z.instanceof(AbortSignal).optional(),
+    launcher: z.boolean().optional(),
   })
   .strict()
 

@@ -6,6 +6,10 @@
  * pty's slave), so the top process is the session leader and its pid is the session id. argv is
  * opaque here: a confined terminal is the same request with a launcher (`cordon-exec … --`) in
  * front of the program, and everything below keys on the session id, never on a program name.
+ * The one thing a launcher changes is which group is the program's own: structurally a launcher
+ * with its program looks exactly like a shell with a job, so the spec says so (`launcher: true`)
+ * and the launcher's first child is then the program (its group is protected from SIGKILL by
+ * signalForeground and reported as `programGroup`).
  *
  * What this provider can observe (Linux, /proc):
  * - the top process's exit, exactly (node-pty reaps it on its own thread);
@@ -203,7 +207,7 @@ export async function spawnLocalTerminal(
     // forkpty(3) failed (no pty left, fork refused): node-pty says so without an errno.
     throw new SpawnError({ stage: 'fork', errno: 0, path: spec.argv[0], cause: error })
   }
-  const terminal = new LocalTerminal(proc, spec.graceMs, hooks.onGone)
+  const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
   hooks.afterFork?.(terminal)
   return terminal
 }
@@ -222,12 +226,19 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   private acquired = false
   private leftoverTimer: NodeJS.Timeout | undefined
 
+  private readonly graceMs: number
+  private readonly launcher: boolean
+  /** Under a launcher: its first child, the program (pid and start time), once seen. */
+  private program: { pid: number; startTime: string } | undefined
+
   constructor(
     private readonly pty: PtyProcess,
-    private readonly graceMs: number,
+    options: { graceMs: number; launcher: boolean },
     private readonly onGone: ((terminal: LocalTerminal) => void) | undefined,
   ) {
     this.pid = pty.pid
+    this.graceMs = options.graceMs
+    this.launcher = options.launcher
     // Read at once: the leader is our unreaped child, so this is its identity for the session's life.
     this.identity = { sid: pty.pid, leaderStartTime: readStat(pty.pid)?.startTime }
     this.pts = pty.ptsName
@@ -288,7 +299,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     await this.terminalAcquired()
     if (this.sessionGone) return undefined
     const pts = this.ptsPath()
-    return pts === undefined ? undefined : inspectForeground(this.identity, pts)
+    return pts === undefined ? undefined : inspectForeground(this.identity, pts, this.programPgid())
   }
 
   /** Sends `signal` to the foreground group; refuses SIGKILL to the leader's own group; false when no member is left. */
@@ -298,9 +309,10 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     if (this.sessionGone) return false
     const pgid = this.foregroundGroup()
     if (pgid === undefined) return false
-    if (signal === 'SIGKILL' && pgid === this.identity.sid) {
+    if (signal === 'SIGKILL' && (pgid === this.identity.sid || pgid === this.programPgid())) {
+      const whose = pgid === this.identity.sid ? "the session leader's own group" : "the program's own group"
       throw new InvalidRequestError([
-        `signal: refusing to SIGKILL the session leader's own group (pgid ${pgid}); terminate() ends the session`,
+        `signal: refusing to SIGKILL ${whose} (pgid ${pgid}); terminate() ends the session`,
       ])
     }
     return kill(-pgid, signal)
@@ -371,14 +383,36 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   }
 
   /**
-   * Waits (briefly) for the leader to hold its terminal: forkpty returns in the host before the
-   * child has made the pty its controlling terminal, so a question asked at once would find none.
+   * The program's process group: the leader's own, or under a launcher its first child's (the
+   * earliest-started child of the leader that leads its own group; orphans the launcher adopts
+   * later start later). Undefined while a launcher has not started the program yet.
+   */
+  private programPgid(): number | undefined {
+    if (!this.launcher) return this.identity.sid
+    if (this.program === undefined && !this.sessionGone) {
+      let first: ProcStat | undefined
+      for (const p of this.members()) {
+        if (p.ppid !== this.identity.sid || p.pgrp !== p.pid || p.pid === this.identity.sid) continue
+        if (!first || BigInt(p.startTime) < BigInt(first.startTime)) first = p
+      }
+      if (first) this.program = { pid: first.pid, startTime: first.startTime }
+    }
+    return this.program?.pid
+  }
+
+  /**
+   * Waits (briefly) for the terminal to be set up: forkpty returns in the host before the child has
+   * made the pty its controlling terminal, and a launcher needs a moment more to start the program
+   * and hand it the foreground; a question asked at once would find neither.
    */
   private async terminalAcquired(): Promise<void> {
     const deadline = Date.now() + ACQUIRE_WAIT_MS
-    while (!this.acquired && this.outcome === undefined) {
+    while (!this.acquired && this.outcome === undefined && Date.now() <= deadline) {
       const leader = readStat(this.pid)
-      if (!leader || leader.state === 'Z' || leader.tpgid > 0 || Date.now() > deadline) break
+      if (!leader || leader.state === 'Z') break
+      const program = this.programPgid()
+      // Under a launcher: the program exists and the launcher has handed the foreground on.
+      if (leader.tpgid > 0 && (!this.launcher || (program !== undefined && leader.tpgid !== this.pid))) break
       await sleep(1)
     }
     this.acquired = true

@@ -179,6 +179,13 @@ export interface SubprocessTerminalSpawnSpec {
    * the handle is returned the session's lifetime belongs to `terminate()` and runtime disposal.
    */
   signal?: AbortSignal | undefined
+  /**
+   * cordon: `argv` starts a launcher (`cordon-exec` under `confineTerminal`) that stays the session
+   * leader and starts the program as its first child, in a process group of its own that it makes
+   * the terminal's foreground. The program's group then counts as the session's own (see
+   * {@link SubprocessTerminalForeground.programGroup}); without it the program is the leader.
+   */
+  launcher?: boolean | undefined
 }
 
 /** node-pty's disposable shape: what {@link SubprocessTerminalHandle.onData} returns. */
@@ -201,8 +208,11 @@ export interface SubprocessTerminalInputWait {
 export interface SubprocessTerminalForeground {
   /** The terminal's foreground process group (`tpgid`). */
   pgid: number
-  /** Whether that group is the session leader's own (a shell at its prompt, or the program itself). */
-  sessionLeaderGroup: boolean
+  /**
+   * Whether that group is the program's own (a shell at its prompt, or the program itself) rather
+   * than a job it started: the session leader's group, or under a launcher its first child's.
+   */
+  programGroup: boolean
   /** The process whose command is reported: the group leader, or its oldest live member when the leader is gone. */
   pid: number
   /** Its command name (`comm`, at most 15 bytes). */
@@ -235,7 +245,8 @@ export interface SubprocessTerminalHandle extends AsyncIterable<string> {
   inspectForeground(): Promise<SubprocessTerminalForeground | undefined>
   /**
    * Sends `signal` to the foreground process group; refuses SIGKILL to the session leader's own
-   * group (that is `terminate()`'s job). Resolves false when no process of the session is left.
+   * group and to the program's (that is `terminate()`'s job). Resolves false when no process of
+   * the session is left.
    */
   signalForeground(signal: NodeJS.Signals): Promise<boolean>
   /**

@@ -179,7 +179,7 @@ await describePty('spawnTerminal (real ptys)', () => {
     it('a program blocked in read(0) waits for input; the same program sleeping does not', async () => {
       const t = await open(['sh', '-c', 'sleep 0.5; read x'])
       const sleeping = await t.terminal.inspectForeground()
-      expect(sleeping).toMatchObject({ pgid: t.terminal.pid, sessionLeaderGroup: true, waitingForInput: false })
+      expect(sleeping).toMatchObject({ pgid: t.terminal.pid, programGroup: true, waitingForInput: false })
       const reading = await until(
         () => t.terminal.inspectForeground(),
         (f) => f?.waitingForInput === true,
@@ -202,14 +202,14 @@ await describePty('spawnTerminal (real ptys)', () => {
         () => t.terminal.inspectForeground(),
         (f) => f?.waitingForInput === true,
       )
-      expect(prompt).toMatchObject({ sessionLeaderGroup: true, command: 'bash', waitingForInput: true })
+      expect(prompt).toMatchObject({ programGroup: true, command: 'bash', waitingForInput: true })
       expect(prompt?.inputWait?.syscall).toMatch(/^(pselect6|select|read|poll|ppoll)$/)
       t.terminal.write('sleep 30\r')
       const job = await until(
         () => t.terminal.inspectForeground(),
         (f) => f?.command === 'sleep',
       )
-      expect(job).toMatchObject({ sessionLeaderGroup: false, command: 'sleep', argv: ['sleep', '30'] })
+      expect(job).toMatchObject({ programGroup: false, command: 'sleep', argv: ['sleep', '30'] })
       expect(job?.waitingForInput).toBe(false)
       expect(job?.pgid).toBe(job?.pid)
       await t.terminal.terminate()
@@ -263,7 +263,7 @@ await describePty('spawnTerminal (real ptys)', () => {
       await t.screen.waitFor(PROMPT)
       await until(
         () => t.terminal.inspectForeground(),
-        (f) => f?.sessionLeaderGroup === true,
+        (f) => f?.programGroup === true,
       )
       const refused = await t.terminal.signalForeground('SIGKILL').catch((e: unknown) => e)
       expect(isInvalidRequestError(refused)).toBe(true)
@@ -272,6 +272,38 @@ await describePty('spawnTerminal (real ptys)', () => {
       const bad = await t.terminal.signalForeground('SIGNOPE' as NodeJS.Signals).catch((e: unknown) => e)
       expect(isInvalidRequestError(bad) && bad.issues[0]).toMatch(/signal must be a signal name/)
       await t.terminal.terminate()
+    })
+
+    it('under a launcher (launcher: true) the program’s group is the protected one, not the leader’s', async () => {
+      // A real launcher shape: the session leader (bash with job control) starts the interactive
+      // shell as its first child, in a group of its own, and hands it the foreground, as cordon-exec
+      // does under confineTerminal. `; exit $?` keeps the leader from exec'ing into its child; a
+      // non-interactive bash drops PS1, so the child gets it again.
+      const argv = ['bash', '-c', 'set -m; PS1="PROMPT\\$ " bash --norc --noprofile -i; exit $?']
+      const t = await open(argv, { env: BASH_ENV, launcher: true })
+      await t.screen.waitFor(PROMPT)
+      const inner = Number(
+        (await command({ terminal: t.terminal, screen: t.screen }, 'echo "pid $$"')).match(/pid (\d+)/)?.[1],
+      )
+      expect(inner).not.toBe(t.terminal.pid)
+      const prompt = await until(
+        () => t.terminal.inspectForeground(),
+        (f) => f?.waitingForInput === true,
+      )
+      expect(prompt).toMatchObject({ pgid: inner, pid: inner, programGroup: true, command: 'bash' })
+      const refused = await t.terminal.signalForeground('SIGKILL').catch((e: unknown) => e)
+      expect(String((refused as Error).message)).toMatch(/refusing to SIGKILL the program's own group/)
+      t.terminal.write('sleep 30\r')
+      const job = await until(
+        () => t.terminal.inspectForeground(),
+        (f) => f?.command === 'sleep',
+      )
+      expect(job?.programGroup).toBe(false)
+      expect(await t.terminal.signalForeground('SIGKILL')).toBe(true) // a job may be killed
+      expect(await eventually(() => !alive(job!.pid))).toBe(true)
+      expect(alive(inner)).toBe(true)
+      t.terminal.write('exit 4\r')
+      expect(await t.terminal.done).toEqual({ exitCode: 4, signal: null })
     })
 
     it('job control: sleep 10 &, fg, Ctrl-Z, and a stopped job does not survive terminate()', async () => {
@@ -284,15 +316,15 @@ await describePty('spawnTerminal (real ptys)', () => {
         () => t.terminal.inspectForeground(),
         (f) => f?.pgid === pid,
       )
-      expect(fg).toMatchObject({ pgid: pid, command: 'sleep', sessionLeaderGroup: false })
+      expect(fg).toMatchObject({ pgid: pid, command: 'sleep', programGroup: false })
       t.terminal.write('\x1a') // Ctrl-Z
       await t.screen.waitFor(/Stopped\s+sleep 10/)
       await t.screen.waitFor(PROMPT)
       const back = await until(
         () => t.terminal.inspectForeground(),
-        (f) => f?.sessionLeaderGroup === true,
+        (f) => f?.programGroup === true,
       )
-      expect(back?.sessionLeaderGroup).toBe(true)
+      expect(back?.programGroup).toBe(true)
       expect(readState(pid)).toMatch(/^[Tt]$/)
       expect(await command(t, 'jobs')).toMatch(/\[1\]\+\s+Stopped\s+sleep 10/)
       await t.terminal.terminate()
