@@ -96,7 +96,7 @@ function terminalFds(pid: number, ptsPath: string): Set<number> {
   return fds
 }
 
-/** Which of `ttyFds` the blocked call `[nr, ...args]` waits to read, or undefined when it does not wait on them. */
+/** Which of `ttyFds` the blocked call (its kind and first arguments) waits to read; empty when none. */
 function waitedFds(pid: number, kind: WaitKind, args: number[], ttyFds: ReadonlySet<number>): number[] {
   const [a0 = -1, a1 = 0] = args
   if (kind === 'read') return ttyFds.has(a0) ? [a0] : []

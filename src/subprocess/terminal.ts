@@ -331,7 +331,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   forceKillNow(): void {
     if (this.sessionGone) return
     for (const p of this.members()) tryKill(p.pid, 'SIGKILL')
-    if (this.outcome === undefined) tryKill(this.pid, 'SIGKILL')
+    this.signalTop('SIGKILL')
   }
 
   /** The live processes of the session (zombies excluded); empty once it is known to be gone. */
@@ -464,6 +464,17 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     }
   }
 
+  /**
+   * Signals the top process by pid while it is still ours: node-pty reaps it on its own thread and
+   * reports the exit later (up to 200 ms when members hold the terminal), so "no exit event yet"
+   * alone does not prove the pid is unrecycled; its start time does.
+   */
+  private signalTop(signal: NodeJS.Signals): void {
+    if (this.outcome !== undefined) return
+    const top = readStat(this.pid)
+    if (top && top.startTime === this.identity.leaderStartTime) tryKill(this.pid, signal)
+  }
+
   /** Whether the top process is reaped within `ms` (the timer is cleared so it holds no host open). */
   private reapedWithin(ms: number): Promise<boolean> {
     if (this.outcome !== undefined) return Promise.resolve(true)
@@ -479,7 +490,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   private async runTeardown(): Promise<void> {
     if (this.sessionGone) return
     const gentle = this.members()
-    if (this.outcome === undefined) tryKill(this.pid, 'SIGHUP')
+    this.signalTop('SIGHUP')
     for (const p of gentle) {
       tryKill(p.pid, 'SIGTERM')
       if (isStopped(p)) tryKill(p.pid, 'SIGCONT')
