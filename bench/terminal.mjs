@@ -8,6 +8,10 @@
  *              session identity) and onData
  *   node-pty   node-pty's spawn with the same size and environment, and onData
  *
+ * What cordon adds (~0.2 ms here): the zod check, the env scrub, the program lookup, and one
+ * read of the leader's /proc stat right after the fork (its start time: the session's identity
+ * against pid reuse), which waits while the child is in exec.
+ *
  *   node --expose-gc bench/terminal.mjs            (TERM_WARMUP, TERM_ITERS override)
  */
 import { createRequire } from 'node:module'

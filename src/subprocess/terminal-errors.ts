@@ -14,16 +14,26 @@ export const TERMINAL_REMEDY =
   'native addon, which needs python3, make and g++ (apt-get install -y python3 make g++) and, to build against ' +
   'the local Node headers without a download, npm_config_nodedir=/usr'
 
-/** spawnTerminal needs node-pty, and it could not be loaded; nothing else in cordon needs it. */
+/** What to do when the host has no /proc to watch sessions through. */
+export const TERMINAL_PROC_REMEDY =
+  'terminal sessions are observed through /proc, so they run on Linux with /proc mounted; elsewhere use spawn()'
+
+/**
+ * spawnTerminal cannot work here: node-pty could not be loaded (nothing else in cordon needs it),
+ * or the host has no /proc to observe sessions through.
+ */
 export class TerminalUnavailableError extends Error {
   override readonly name = 'TerminalUnavailableError' as const
   readonly code = TERMINAL_UNAVAILABLE
   /** What to do about it. */
-  readonly remedy = TERMINAL_REMEDY
+  readonly remedy: string
 
-  constructor(cause: unknown) {
+  constructor(cause: unknown, options: { what?: string; remedy?: string } = {}) {
     const why = cause instanceof Error ? cause.message.split('\n')[0] : String(cause)
-    super(`spawnTerminal: the terminal backend node-pty could not be loaded (${why}); ${TERMINAL_REMEDY}`, { cause })
+    const what = options.what ?? 'the terminal backend node-pty could not be loaded'
+    const remedy = options.remedy ?? TERMINAL_REMEDY
+    super(`spawnTerminal: ${what} (${why}); ${remedy}`, { cause })
+    this.remedy = remedy
   }
 }
 

@@ -44,12 +44,12 @@
  * left; then the wait for the top process to be reaped. Any survivor is a TerminalCleanupError
  * naming its pid. Zombies count as dead.
  */
-import { accessSync, constants as fsConstants, readlinkSync, readSync, statSync } from 'node:fs'
+import { accessSync, existsSync, constants as fsConstants, readlinkSync, readSync, statSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { InvalidRequestError, SpawnError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
-import { TerminalCleanupError } from './terminal-errors.js'
+import { TERMINAL_PROC_REMEDY, TerminalCleanupError, TerminalUnavailableError } from './terminal-errors.js'
 import { inspectForeground } from './terminal-inspect.js'
 import { TerminalOutput } from './terminal-output.js'
 import type { PtyLoader, PtyProcess } from './terminal-pty.js'
@@ -188,6 +188,12 @@ export async function spawnLocalTerminal(
 ): Promise<LocalTerminal> {
   validateTerminalSpec(spec)
   if (spec.signal?.aborted) throw abortError('aborted before spawn', spec.signal)
+  if (!existsSync('/proc/self/stat')) {
+    throw new TerminalUnavailableError(new Error(`no /proc on ${process.platform}`), {
+      what: 'this provider cannot observe a terminal session here',
+      remedy: TERMINAL_PROC_REMEDY,
+    })
+  }
   const env = terminalEnv(spec.env)
   const pty = await hooks.loadPty()
   if (spec.signal?.aborted) throw abortError('terminal allocation aborted', spec.signal)
