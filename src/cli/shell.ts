@@ -107,7 +107,13 @@ export async function relayTerminal(
   io: TerminalIo,
   options: { timeoutMs?: number | undefined } = {},
 ): Promise<number> {
-  const output = terminal.onData((text) => io.stdout.write(text))
+  // Through the iterator, so a slow terminal on the person's side pauses the program (the
+  // iterator's high-water mark) instead of piling output up in memory.
+  const output = (async () => {
+    for await (const text of terminal) {
+      if (!io.stdout.write(text)) await new Promise((resolve) => io.stdout.once('drain', resolve))
+    }
+  })()
   const raw = io.stdin.isTTY === true && typeof io.stdin.setRawMode === 'function'
   const restore = () => {
     if (raw) io.stdin.setRawMode?.(false) // libuv restores the termios it saved, output processing included
@@ -115,7 +121,7 @@ export async function relayTerminal(
   if (raw) {
     io.stdin.setRawMode?.(true)
     // libuv's raw mode keeps ONLCR, which would turn the pty's "\r\n" into "\r\r\n" and every bare
-    // "\n" of a full-screen program into a carriage return too: the relay must be byte-exact.
+    // "\n" a full-screen program sends into "\r\n": the relay must be byte-exact.
     if (io.stdin === process.stdin) spawnSync('stty', ['-opost'], { stdio: ['inherit', 'ignore', 'ignore'] })
   }
   process.once('exit', restore)
@@ -145,6 +151,7 @@ export async function relayTerminal(
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => end(EXIT_TIMED_OUT), options.timeoutMs)
   try {
     const outcome = await terminal.done
+    await output
     // Jobs the program left running (nohup, disown) end with it: cordon leaves nothing behind.
     await terminal.terminate().catch((error: unknown) => {
       io.stderr.write(`cordon: ${error instanceof Error ? error.message : String(error)}\n`)
@@ -159,7 +166,6 @@ export async function relayTerminal(
     io.stdin.pause()
     restore()
     process.off('exit', restore)
-    output.dispose()
   }
 }
 

@@ -33,9 +33,9 @@
  * erase removes one byte of a multi-byte character (shells, REPLs and editors edit lines in raw
  * mode and are unaffected).
  *
- * Descriptors: node-pty forks from the host without closing descriptors, so a host fd without
- * close-on-exec (another terminal's master among them) reaches an unconfined program; a
- * confining launcher closes every fd above 2 before the program runs.
+ * Descriptors: node-pty forks from the host without closing descriptors, and its masters lack
+ * close-on-exec, so a host fd without it (another live terminal's master among them) reaches an
+ * unconfined program; the confining launcher must close every fd above 2 before the program runs.
  *
  * Teardown (`terminate()`), one ladder for the whole session: SIGHUP to the leader (interactive
  * shells ignore SIGTERM; a hangup is a terminal's own "go away", and makes bash hang up its
