@@ -116,6 +116,26 @@ await describePty('spawnTerminal (real ptys)', () => {
     }
   })
 
+  it('an iterator that falls behind pauses the program instead of buffering without bound', async () => {
+    const terminal = await runtime.spawnTerminal(spec(['sh', '-c', 'head -c 20000000 /dev/zero | tr "\\0" x']))
+    opened.push(terminal)
+    const iterator = terminal[Symbol.asyncIterator]()
+    let settled = false
+    void terminal.done.then(() => {
+      settled = true
+    })
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(settled).toBe(false) // unpaused, these 20 MB pass in ~0.2 s here; the writer waits on the pty
+    let total = 0
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) break
+      total += next.value.length
+    }
+    expect(total).toBe(20_000_000)
+    expect(await terminal.done).toEqual({ exitCode: 0, signal: null })
+  })
+
   it('never splits a multi-byte character across chunks, even when its bytes arrive apart', async () => {
     // € is E2 82 AC, 😀 is F0 9F 98 80: each is written a byte or two at a time, with pauses.
     const script = [
