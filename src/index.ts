@@ -15,7 +15,21 @@ export type {
   SubprocessSpawnSpec,
   SubprocessStdinMode,
   SubprocessStdio,
+  SubprocessTerminalDisposable,
+  SubprocessTerminalForeground,
+  SubprocessTerminalHandle,
+  SubprocessTerminalInputWait,
+  SubprocessTerminalSpawnSpec,
 } from './subprocess/types.js'
+export {
+  TerminalUnavailableError,
+  TerminalCleanupError,
+  isTerminalUnavailableError,
+  isTerminalCleanupError,
+  TERMINAL_UNAVAILABLE,
+  TERMINAL_CLEANUP_FAILED,
+} from './subprocess/terminal-errors.js'
+export type { PtyLoader, PtyModule, PtyProcess, PtyForkOptions, PtyDisposable } from './subprocess/terminal-pty.js'
 export { scrubbedParentEnv } from './subprocess/env.js'
 export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
 export {

@@ -7,12 +7,14 @@ import { isInvalidRequestError, isSandboxUnavailableError } from '../policy/erro
 import { EXPLAIN_HELP, explainVerb } from './explain.js'
 import { PROBE_HELP, probeVerb } from './probe.js'
 import { RUN_HELP, runVerb } from './run.js'
+import { SHELL_HELP, shellVerb, type TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
 
 const MAIN_HELP = `Usage: cordon <verb> [options]
 
 Verbs:
   run [options] -- WORD...   run a command confined (read-only by default) and report its facts
+  shell [options] [-- PROG]  an interactive program on a terminal cordon allocates (default $SHELL)
   probe [--json]             which sandbox backends work on this host
   explain [options]          the policy, backend and exact rules a run would use, without running
 
@@ -24,21 +26,30 @@ function version(): string {
   return pkg.version
 }
 
+/** The CLI's streams; `stdin` (default process.stdin) is read only by terminals (shell, run --tty). */
+export interface CliIo {
+  stdout: TerminalIo['stdout']
+  stderr: NodeJS.WritableStream
+  stdin?: TerminalIo['stdin']
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
 export async function main(
   argv: string[],
-  io = { stdout: process.stdout as NodeJS.WritableStream, stderr: process.stderr as NodeJS.WritableStream },
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   const [verb, ...rest] = argv
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
   try {
     switch (verb) {
       case 'run':
-        return await runVerb(rest, io)
+        return await runVerb(rest, { stdin: process.stdin, ...io })
       case 'probe':
         return await probeVerb(rest, io)
       case 'explain':
         return await explainVerb(rest, io)
+      case 'shell':
+        return await shellVerb(rest, { stdin: process.stdin, ...io })
       case undefined:
       case '-h':
       case '--help':
@@ -50,7 +61,7 @@ export async function main(
         io.stdout.write(`cordon ${version()}\n`)
         return 0
       default:
-        throw new UsageError(`unknown verb "${verb}" (run, probe, explain)`)
+        throw new UsageError(`unknown verb "${verb}" (run, shell, probe, explain)`)
     }
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error))
@@ -60,8 +71,13 @@ export async function main(
     } else {
       io.stderr.write(`cordon: ${e.message}\n`)
       if (error instanceof UsageError) {
-        const help =
-          verb === 'run' ? RUN_HELP : verb === 'probe' ? PROBE_HELP : verb === 'explain' ? EXPLAIN_HELP : MAIN_HELP
+        const helps: Record<string, string> = {
+          run: RUN_HELP,
+          shell: SHELL_HELP,
+          probe: PROBE_HELP,
+          explain: EXPLAIN_HELP,
+        }
+        const help = helps[verb ?? ''] ?? MAIN_HELP
         io.stderr.write(`\n${help}`)
       }
     }

@@ -10,6 +10,7 @@ import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
+import { runInTerminal, type TerminalIo } from './shell.js'
 import { shellQuote } from './shell-quote.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
@@ -23,6 +24,9 @@ itself could not run it (bad usage, or no sandbox can enforce the mode: SANDBOX_
 Options:
 ${POLICY_HELP}
       --timeout MS       kill the command after MS milliseconds (default 120000)
+      --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
+                         need one); confined terminals arrive with confineTerminal, so for now
+                         only with --mode danger-full-access
   -h, --help             this help
 `
 
@@ -54,11 +58,8 @@ const UNCONFINED: ShellSandbox = {
 }
 
 /** Runs the `run` verb; returns the exit status. */
-export async function runVerb(
-  args: string[],
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
-): Promise<number> {
-  const { values, positionals } = parseWith(args, { timeout: { type: 'string' } })
+export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
+  const { values, positionals } = parseWith(args, { timeout: { type: 'string' }, tty: { type: 'boolean' } })
   if (values.help) {
     io.stdout.write(RUN_HELP)
     return 0
@@ -70,6 +71,11 @@ export async function runVerb(
     timeoutMs = Number(values.timeout)
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
       throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values.timeout)}"`)
+  }
+  if (values.tty) {
+    if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
+    const command = positionals.map(shellQuote).join(' ')
+    return runInTerminal({ argv: ['bash', '-c', command], flags, timeoutMs: timeoutMs ?? 120_000, banner: false }, io)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED

@@ -9,9 +9,17 @@ import { launchKindOf } from './launch-kind.js'
 import { resolveExecutable } from './resolve-executable.js'
 import { validateSpawnSpec } from './spec-schema.js'
 import { SpillDirectory } from './spill-dir.js'
-import type { SubprocessHandle, SubprocessSpawnSpec } from './types.js'
+import { spawnLocalTerminal, type LocalTerminal } from './terminal.js'
+import { isTerminalCleanupError, TerminalCleanupError } from './terminal-errors.js'
+import { loadPty, type PtyLoader } from './terminal-pty.js'
+import type {
+  SubprocessHandle,
+  SubprocessSpawnSpec,
+  SubprocessTerminalHandle,
+  SubprocessTerminalSpawnSpec,
+} from './types.js'
 
-/** The abstract seam: a remote runtime (a pod, a microVM) implements the same three verbs. */
+/** The abstract seam: a remote runtime (a pod, a microVM) implements the same verbs. */
 export abstract class SubprocessRuntime {
   /** A canonical executable path for `command` in this runtime's execution world. */
   abstract resolveExecutable(
@@ -21,7 +29,12 @@ export abstract class SubprocessRuntime {
   ): Promise<string>
   /** Starts one managed process tree from a fully-specified spec; returns its live handle at once. */
   abstract spawn(spec: SubprocessSpawnSpec): SubprocessHandle
-  /** Terminates every live tree and waits for each to be gone. */
+  /**
+   * Allocates a real terminal and starts one owned process session on it: the only non-pipe
+   * primitive. Resolves with the live handle once the allocation succeeded.
+   */
+  abstract spawnTerminal(spec: SubprocessTerminalSpawnSpec): Promise<SubprocessTerminalHandle>
+  /** Terminates every live tree and terminal session and waits for each to be gone. */
   abstract dispose(): Promise<void>
 }
 
@@ -31,6 +44,8 @@ export interface LocalSubprocessRuntimeOptions {
   spillDir?: string
   /** Keep spill files after dispose (default: removed). */
   keepSpills?: boolean
+  /** Loads the terminal backend for spawnTerminal (default: the optional dependency node-pty, imported lazily). */
+  loadPty?: PtyLoader
 }
 
 /** Runtimes alive in this host, for the synchronous exit hook. */
@@ -50,12 +65,15 @@ function installExitHook(): void {
 export class LocalSubprocessRuntime extends SubprocessRuntime {
   private readonly spills: SpillDirectory
   private readonly live = new Set<ManagedProcess>()
+  private readonly terminals = new Set<LocalTerminal>()
+  private readonly loadPty: PtyLoader
   private disposed = false
 
   constructor(options: LocalSubprocessRuntimeOptions = {}) {
     super()
     this.spills = new SpillDirectory({ parent: options.spillDir, keep: options.keepSpills })
     SpillDirectory.sweepStale(options.spillDir)
+    this.loadPty = options.loadPty ?? loadPty
     liveRuntimes.add(this)
     installExitHook()
   }
@@ -91,29 +109,59 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     return handle
   }
 
-  /** Terminates every live tree, waits until each is gone, then removes the spill files. */
+  /** Allocates a pty (node-pty) and starts `spec.argv` as its session leader; see terminal.ts. */
+  async spawnTerminal(spec: SubprocessTerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
+    if (this.disposed) throw new InvalidRequestError(['runtime: disposed; create a new LocalSubprocessRuntime'])
+    return spawnLocalTerminal(spec, {
+      loadPty: this.loadPty,
+      // Checked again after the asynchronous load: dispose() may have started meanwhile.
+      beforeFork: () => {
+        if (this.disposed) throw new InvalidRequestError(['runtime: disposed; create a new LocalSubprocessRuntime'])
+      },
+      afterFork: (terminal) => this.terminals.add(terminal),
+      onGone: (terminal) => this.terminals.delete(terminal),
+    })
+  }
+
+  /**
+   * Terminates every live tree and terminal session, waits until each is gone, then removes the
+   * spill files. Rejects with one TerminalCleanupError naming every survivor of every terminal
+   * (after a synchronous SIGKILL to them); the runtime is disposed all the same.
+   */
   async dispose(): Promise<void> {
     if (this.disposed) return
     this.disposed = true
     const handles = [...this.live]
     for (const h of handles) h.terminate()
-    await Promise.all(
-      handles.map(async (h) => {
-        await h.done.catch(() => undefined)
-        await h.waitForExit()
-      }),
-    )
+    const terminals = [...this.terminals]
+    const [, settled] = await Promise.all([
+      Promise.all(
+        handles.map(async (h) => {
+          await h.done.catch(() => undefined)
+          await h.waitForExit()
+        }),
+      ),
+      Promise.allSettled(terminals.map((t) => t.terminate())),
+    ])
     this.spills.dispose()
     liveRuntimes.delete(this)
+    const failures = settled.flatMap((r, i) =>
+      r.status === 'rejected' ? [{ error: r.reason, terminal: terminals[i]! }] : [],
+    )
+    if (failures.length === 0) return
+    for (const { terminal } of failures) terminal.forceKillNow()
+    const pids = failures.flatMap(({ error }) => (isTerminalCleanupError(error) ? error.pids : []))
+    throw new TerminalCleanupError(pids, { cause: new AggregateError(failures.map((f) => f.error)) })
   }
 
-  /** Synchronous SIGKILL of every live tree (the host is exiting). */
+  /** Synchronous SIGKILL of every live tree and terminal session (the host is exiting). */
   killAllNow(): void {
     for (const h of this.live) h.forceKill()
+    for (const t of this.terminals) t.forceKillNow()
   }
 
-  /** How many trees this runtime still owns. */
+  /** How many trees and terminal sessions this runtime still owns. */
   get liveCount(): number {
-    return this.live.size
+    return this.live.size + this.terminals.size
   }
 }

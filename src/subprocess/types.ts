@@ -192,3 +192,109 @@ export interface SubprocessHandle {
   /** Resolves true once the whole tree has exited, false when `signal` aborted first. */
   waitForExit(signal?: AbortSignal): Promise<boolean>
 }
+
+/**
+ * A fully-specified terminal request (seed 003): the program, its directory, environment
+ * overrides, the terminal's size, the cleanup grace and an allocation cancellation. Like
+ * {@link SubprocessSpawnSpec} this seam applies no defaults, and `argv` is opaque: a confined
+ * terminal is the same spec with a launcher in front of the program.
+ */
+export interface SubprocessTerminalSpawnSpec {
+  /** Executable and arguments; `argv[0]` is the program, started as the session leader. Never shell-interpreted. */
+  argv: readonly string[]
+  /** Working directory for the program. */
+  cwd: string
+  /**
+   * Explicit entries merged onto the scrubbed parent env exactly as {@link SubprocessSpawnSpec.env}
+   * (a string sets, `undefined` deletes). `TERM` comes from the merged env, `dumb` when it has none.
+   */
+  env?: NodeJS.ProcessEnv | undefined
+  /** Terminal width in columns (1..65535). */
+  cols: number
+  /** Terminal height in rows (1..65535). */
+  rows: number
+  /** Positive finite grace (ms) between each step of {@link SubprocessTerminalHandle.terminate}. */
+  graceMs: number
+  /**
+   * Cancels the allocation only: an already-aborted signal throws at once, one that fires while
+   * the provider loads its terminal backend rejects the allocation before anything is forked. Once
+   * the handle is returned the session's lifetime belongs to `terminate()` and runtime disposal.
+   */
+  signal?: AbortSignal | undefined
+  /**
+   * cordon: `argv` starts a launcher (`cordon-exec` under `confineTerminal`) that stays the session
+   * leader and starts the program as its first child, in a process group of its own that it makes
+   * the terminal's foreground. The program's group then counts as the session's own (see
+   * {@link SubprocessTerminalForeground.programGroup}); without it the program is the leader.
+   */
+  launcher?: boolean | undefined
+}
+
+/** node-pty's disposable shape: what {@link SubprocessTerminalHandle.onData} returns. */
+export interface SubprocessTerminalDisposable {
+  /** Stops the listener; idempotent. */
+  dispose(): void
+}
+
+/** How a foreground process was seen waiting for terminal input. */
+export interface SubprocessTerminalInputWait {
+  /** The waiting process (a member of the foreground group). */
+  pid: number
+  /** The blocking system call: read, readv, pread64, select, pselect6, poll, ppoll, epoll_wait, epoll_pwait, epoll_pwait2. */
+  syscall: string
+  /** The process's descriptors on this terminal that the call waits to read. */
+  fds: readonly number[]
+}
+
+/** What {@link SubprocessTerminalHandle.inspectForeground} saw: the terminal's foreground job. */
+export interface SubprocessTerminalForeground {
+  /** The terminal's foreground process group (`tpgid`). */
+  pgid: number
+  /**
+   * Whether that group is the program's own (a shell at its prompt, or the program itself) rather
+   * than a job it started: the session leader's group, or under a launcher its first child's.
+   */
+  programGroup: boolean
+  /** The process whose command is reported: the group leader, or its oldest live member when the leader is gone. */
+  pid: number
+  /** Its command name (`comm`, at most 15 bytes). */
+  command: string
+  /** Its argv from `/proc/<pid>/cmdline` (empty when unreadable). */
+  argv: readonly string[]
+  /** Whether a member of the foreground group is blocked reading this terminal. */
+  waitingForInput: boolean
+  /** The evidence, when `waitingForInput`. */
+  inputWait?: SubprocessTerminalInputWait | undefined
+}
+
+/**
+ * A live terminal session (seed 003): one program leading its own session on a pty the provider
+ * allocated. Output is UTF-8 text in order; it ends after the output queued when the top process
+ * exits, and no chunk splits a multi-byte character.
+ */
+export interface SubprocessTerminalHandle extends AsyncIterable<string> {
+  /** Process id of the top process: the session leader, whose pid is also the session id. */
+  readonly pid: number
+  /** Resolves once the top process has exited and its output has ended; never rejects. */
+  readonly done: Promise<SubprocessOutcome>
+  /** Calls `listener` with each chunk of output from now on (node-pty's shape); dispose() stops it. */
+  onData(listener: (text: string) => void): SubprocessTerminalDisposable
+  /** Types `data` into the terminal (keys, pastes, control bytes); false once the terminal has closed. */
+  write(data: string | Uint8Array): boolean
+  /** Resizes the terminal (the foreground job gets SIGWINCH); a no-op once it has closed. */
+  resize(cols: number, rows: number): void
+  /** The foreground job now; undefined when no process of the session is left to ask. */
+  inspectForeground(): Promise<SubprocessTerminalForeground | undefined>
+  /**
+   * Sends `signal` to the foreground process group; refuses SIGKILL to the session leader's own
+   * group and to the program's (that is `terminate()`'s job). Resolves false when no process of
+   * the session is left.
+   */
+  signalForeground(signal: NodeJS.Signals): Promise<boolean>
+  /**
+   * TERM (and a hangup to the leader), `graceMs`, KILL, then a sweep of every session member the
+   * provider can observe. Resolves only when the top process is reaped and no observable member is
+   * alive; rejects with a `TERMINAL_CLEANUP_FAILED` error naming every survivor. Idempotent.
+   */
+  terminate(): Promise<void>
+}

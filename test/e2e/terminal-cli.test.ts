@@ -1,0 +1,148 @@
+// `cordon shell` and `cordon run --tty` as a person runs them: bin/cordon.js (over dist/) on a
+// real pty standing in for the person's terminal emulator; keys are typed into it and its screen
+// is read back. The program runs on a second pty that cordon allocates and relays.
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
+import type { SubprocessTerminalHandle } from '../../src/subprocess/types.js'
+import { alive, eventually } from '../support/processes.js'
+import { scratchDir } from '../support/scratch.js'
+import { describePty, Screen } from '../support/terminal.js'
+
+const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
+const root = scratchDir('cordon-shell')
+const runtime = new LocalSubprocessRuntime({ spillDir: scratchDir('cordon-shell-rt') })
+afterAll(() => runtime.dispose())
+const opened: SubprocessTerminalHandle[] = []
+afterEach(() => Promise.all(opened.splice(0).map((t) => t.terminate())).then(() => undefined))
+
+const QUIET_BASH = { PS1: 'PROMPT$ ', HISTFILE: '/dev/null', INPUTRC: '/dev/null', TERM: 'dumb' }
+
+/** The person's terminal (100×30) running `cordon ARGS`, after printing its own tty's name. */
+async function person(args: string[]) {
+  const quoted = [process.execPath, bin, ...args].map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(' ')
+  const terminal = await runtime.spawnTerminal({
+    argv: ['sh', '-c', `echo "outer $(tty)"; exec ${quoted}`],
+    cwd: root,
+    cols: 100,
+    rows: 30,
+    graceMs: 2000,
+    env: QUIET_BASH,
+  })
+  opened.push(terminal)
+  const screen = new Screen(terminal)
+  const outer = (await screen.waitFor(/outer (\/dev\/pts\/\d+)\r\n/))[1]
+  return { terminal, screen, outer }
+}
+
+/** Types a line and returns what appeared up to the next prompt. */
+async function type(p: { terminal: SubprocessTerminalHandle; screen: Screen }, line: string): Promise<string> {
+  const from = p.screen.mark()
+  p.terminal.write(`${line}\r`)
+  await p.screen.waitFor(/PROMPT\$ $/, 10_000, from + line.length)
+  return p.screen.text.slice(from)
+}
+
+function cordon(args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 })
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+describe('the confined modes refuse until confineTerminal (no pty needed)', () => {
+  it.each([[[]], [['--mode', 'workspace-write']]])('cordon shell %j fails closed with exit 125', (extra) => {
+    const r = cordon(['shell', ...extra, '--', 'true'])
+    expect(r.status).toBe(125)
+    expect(r.stderr).toMatch(/confined terminals arrive with confineTerminal/)
+    expect(r.stderr).toMatch(/--mode danger-full-access/)
+  })
+
+  it('cordon run --tty under read-only fails closed too; --json does not combine with --tty', () => {
+    const r = cordon(['run', '--tty', '--', 'true'])
+    expect(r.status).toBe(125)
+    expect(r.stderr).toMatch(/confined terminals arrive with confineTerminal/)
+    expect(cordon(['run', '--tty', '--json', '--mode', 'danger-full-access', '--', 'true']).status).toBe(125)
+  })
+
+  it('cordon shell --help', () => {
+    const r = cordon(['shell', '--help'])
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^Usage: cordon shell/)
+  })
+})
+
+await describePty('cordon shell / run --tty on real terminals', () => {
+  it('a person types into bash on a pty of its own: banner, size, resize, Ctrl-C, exact bytes, exit status', async () => {
+    const p = await person(['shell', '--mode', 'danger-full-access', '--', 'bash', '--norc', '--noprofile', '-i'])
+    await p.screen.waitFor(`cordon shell: mode danger-full-access, root ${root}, backend none (unconfined)\r\n`)
+    await p.screen.waitFor(/PROMPT\$ $/)
+    // Never the person's own tty: the program's terminal is another pty, sized like the person's.
+    const inner = (await type(p, 'tty')).match(/\/dev\/pts\/\d+/)?.[0]
+    expect(inner).toBeDefined()
+    expect(inner).not.toBe(p.outer)
+    expect(await type(p, 'stty size')).toContain('30 100')
+    await type(p, "trap 'echo WINCH' WINCH")
+    p.terminal.resize(120, 40) // the person's window grows: cordon gets SIGWINCH and resizes its pty
+    await p.screen.waitFor('WINCH')
+    expect(await type(p, 'stty size')).toContain('40 120')
+    // Ctrl-C goes through the relay to the pty's line discipline: the job dies, the shell stays.
+    p.terminal.write('sleep 30\r')
+    await p.screen.waitFor('sleep 30\r\n')
+    await new Promise((r) => setTimeout(r, 200))
+    p.terminal.write('\x03')
+    await p.screen.waitFor(/\^C\r\nPROMPT\$ $/)
+    expect(await type(p, 'echo "status $?"')).toContain('status 130\r\n')
+    // Byte-exact relay: the inner pty's \r\n arrives as is (no second CR from the person's tty).
+    expect(await type(p, "printf 'a\\nb\\n'")).toContain('a\r\nb\r\n')
+    expect(p.screen.text).not.toContain('\r\r\n')
+    p.terminal.write('exit 7\r')
+    expect(await p.terminal.done).toEqual({ exitCode: 7, signal: null })
+  })
+
+  it('jobs the program leaves behind end with it', async () => {
+    const p = await person([
+      'shell',
+      '--mode',
+      'danger-full-access',
+      '--',
+      'sh',
+      '-c',
+      'trap \'\' HUP; sleep 60 & echo "job $!"',
+    ])
+    const job = Number((await p.screen.waitFor(/job (\d+)/))[1])
+    expect(await p.terminal.done).toEqual({ exitCode: 0, signal: null })
+    expect(await eventually(() => !alive(job), 5000)).toBe(true)
+  })
+
+  it('a TERM to cordon tears the session down and exits 143', async () => {
+    const p = await person(['shell', '--mode', 'danger-full-access', '--', 'bash', '--norc', '--noprofile', '-i'])
+    await p.screen.waitFor(/PROMPT\$ $/)
+    const shell = Number((await type(p, 'echo "pid $$"')).match(/pid (\d+)/)?.[1])
+    expect(alive(shell)).toBe(true)
+    process.kill(p.terminal.pid, 'SIGTERM') // the outer top process exec'd into cordon
+    expect(await p.terminal.done).toEqual({ exitCode: 143, signal: null })
+    expect(await eventually(() => !alive(shell), 5000)).toBe(true)
+  })
+
+  it('cordon run --tty gives the command a terminal even when cordon itself has pipes; status passed through', () => {
+    const r = cordon([
+      'run',
+      '--tty',
+      '--mode',
+      'danger-full-access',
+      '--',
+      'sh',
+      '-c',
+      'test -t 0 && test -t 1 && echo "on a tty: $(tty)"; exit 3',
+    ])
+    expect(r.status).toBe(3)
+    expect(r.stdout).toMatch(/on a tty: \/dev\/pts\/\d+\r\n/)
+  })
+
+  it('cordon run --tty --timeout ends the command and exits 124', () => {
+    const t0 = Date.now()
+    const r = cordon(['run', '--tty', '--timeout', '300', '--mode', 'danger-full-access', '--', 'sleep', '30'])
+    expect(r.status).toBe(124)
+    expect(Date.now() - t0).toBeLessThan(20_000)
+  })
+})
