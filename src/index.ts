@@ -16,7 +16,7 @@ export type {
   SubprocessStdinMode,
   SubprocessStdio,
 } from './subprocess/types.js'
-export { scrubbedParentEnv } from './subprocess/env.js'
+export { scrubbedParentEnv, DSH_ENV_PREFIX } from './subprocess/env.js'
 export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
 export {
   SandboxUnavailableError,
@@ -31,8 +31,8 @@ export * from './policy/vocabulary.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
 export { isStrictlyWider, ESCALATION_TARGETS } from './policy/widen.js'
 export { grantsFor, type SandboxGrants } from './policy/grants.js'
-export { renderResult, parseExitStatus } from './shell/exit-status.js'
-export { ShellEnvRegistry } from './shell/env-registry.js'
+export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOptions } from './shell/exit-status.js'
+export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
 export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
@@ -45,6 +45,13 @@ export {
   type ShellSandbox,
 } from './shell/executor.js'
 export type { LocalShellExecutorOptions } from './shell/executor-options.js'
+export {
+  BashExecutor,
+  type BashExecRequest,
+  type BashExecSpec,
+  type BashProcess,
+  type BashRunResult,
+} from './shell/bash-names.js'
 export {
   createBashTool,
   type BashTool,
