@@ -16,6 +16,7 @@ export type {
   SubprocessStdinMode,
   SubprocessStdio,
 } from './subprocess/types.js'
+export { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from './subprocess/default-runtime.js'
 export { scrubbedParentEnv, DSH_ENV_PREFIX } from './subprocess/env.js'
 export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
 export {

@@ -12,7 +12,8 @@ import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from '../sandbox/facts.js'
 import { bwrapFailureToError, bwrapRunnerFailure, runnerFailureToError } from '../sandbox/runner-failure.js'
-import { LocalSubprocessRuntime, type SubprocessRuntime } from '../subprocess/runtime.js'
+import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
+import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
 import type { ShellEnvRegistry } from './env-registry.js'
@@ -39,7 +40,10 @@ export interface ShellSandbox {
 export interface LocalShellExecutorInit extends LocalShellExecutorOptions {
   /** Confines every run; absent: an unsandboxed executor (results carry no `sandbox`). */
   sandbox?: ShellSandbox
-  /** The subprocess runtime; default: one owned (and disposed) by this executor. */
+  /**
+   * The runtime to spawn on, owned by the caller. Default: the host's shared runtime
+   * (`defaultSubprocessRuntime()`), disposed with the host. The executor never disposes either.
+   */
   subprocess?: SubprocessRuntime
   /** Source of the managed `DSH_*` snapshot when a spec carries none. */
   env?: ShellEnvRegistry
@@ -81,8 +85,7 @@ export interface PreparedSpawn {
 export class LocalShellExecutor extends ShellExecutor {
   readonly config: ExecutorConfig
   private readonly sandbox: ShellSandbox | undefined
-  private readonly runtime: SubprocessRuntime
-  private readonly ownsRuntime: boolean
+  private readonly injectedRuntime: SubprocessRuntime | undefined
   private readonly registry: ShellEnvRegistry | undefined
   private readonly leftovers = new Set<Promise<unknown>>()
   private readonly writableMemo = new Map<string, string[]>()
@@ -91,9 +94,16 @@ export class LocalShellExecutor extends ShellExecutor {
     super()
     this.config = executorConfig(init)
     this.sandbox = init.sandbox
-    this.ownsRuntime = init.subprocess === undefined
-    this.runtime = init.subprocess ?? new LocalSubprocessRuntime()
+    this.injectedRuntime = init.subprocess
     this.registry = init.env
+  }
+
+  /**
+   * The runtime this executor spawns on and its background jobs belong to: the injected one,
+   * else the host's shared runtime (looked up per spawn, so a disposed one is replaced).
+   */
+  get subprocess(): SubprocessRuntime {
+    return this.injectedRuntime ?? defaultSubprocessRuntime()
   }
 
   /** The configured default mode; `undefined` for an unsandboxed executor. */
@@ -248,7 +258,7 @@ export class LocalShellExecutor extends ShellExecutor {
         stdoutMaxBytes: spec.stdoutMaxBytes,
         onOutput: decoder?.push,
       })
-      const handle = this.runtime.spawn(prepared.spec)
+      const handle = this.subprocess.spawn(prepared.spec)
       let outcome: Awaited<SubprocessHandle['done']>
       try {
         outcome = await handle.done
@@ -300,13 +310,16 @@ export class LocalShellExecutor extends ShellExecutor {
 
   /** Starts `bash -c` in the background, supervised; no timeout applies. */
   start(spec: ShellExecSpec): ShellProcess {
-    return new BackgroundShellProcess(this, this.runtime, spec)
+    return new BackgroundShellProcess(this, this.subprocess, spec)
   }
 
-  /** Ends what this executor owns: leftovers of foreground runs, and its own runtime. */
+  /**
+   * Ends what this executor owns: the leftovers of its foreground runs. Background jobs belong
+   * to the runtime and keep running (an executor-only reload, seed 000); dispose the runtime to
+   * end them.
+   */
   async dispose(): Promise<void> {
     await Promise.all([...this.leftovers])
-    if (this.ownsRuntime) await this.runtime.dispose()
   }
 }
 

@@ -116,6 +116,14 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     for (const h of this.live) h.forceKill()
   }
 
+  /** Synchronous disposal for a host that is exiting: SIGKILL every live tree, remove the spill files. */
+  disposeNow(): void {
+    this.killAllNow()
+    this.disposed = true
+    this.spills.dispose()
+    liveRuntimes.delete(this)
+  }
+
   /** How many trees this runtime still owns. */
   get liveCount(): number {
     return this.live.size

@@ -1,6 +1,7 @@
 // LocalShellExecutor against real processes and the real sandbox: the reference's bash-local
 // and bash-sandbox scenarios (defaults, caps, deadlines, background jobs, sandbox facts).
-import { existsSync, writeFileSync } from 'node:fs'
+import { spawn as nodeSpawn } from 'node:child_process'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
@@ -8,6 +9,7 @@ import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { selectBackend } from '../../src/sandbox/select.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
+import { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from '../../src/subprocess/default-runtime.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { requireBackend } from '../support/backends.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
@@ -183,8 +185,9 @@ describe('unsandboxed executor: defaults and caps', () => {
       await small.dispose()
     })
 
-    it('disposal of the owning runtime kills TERM-trapping jobs', async () => {
+    it('an executor-only reload leaves jobs running; disposing the shared default runtime kills them', async () => {
       const own = new LocalShellExecutor({ cwd: root, graceMs: 200 })
+      expect(own.subprocess).toBe(defaultSubprocessRuntime())
       const p = own.start(own.resolve({ command: "trap '' TERM; echo $$; sleep 100 & wait" }))
       let text = ''
       await eventually(() => {
@@ -192,9 +195,15 @@ describe('unsandboxed executor: defaults and caps', () => {
         return pidsIn(text).length > 0
       })
       await own.dispose()
+      await new Promise((r) => setTimeout(r, 300))
+      expect(p.status).toBe('running')
+      expect(alive(pidsIn(text)[0]!)).toBe(true)
+      await disposeDefaultSubprocessRuntime()
       await p.done
       expect(p.status).toBe('killed')
       expect(alive(pidsIn(text)[0]!)).toBe(false)
+      // The next executor (and this one) spawn on a fresh shared runtime.
+      expect((await own.run(own.resolve({ command: 'echo again' }))).stdout.text).toBe('again\n')
     })
 
     it('background jobs survive disposal of an executor that does not own the runtime', async () => {
@@ -206,6 +215,46 @@ describe('unsandboxed executor: defaults and caps', () => {
       expect(p.readOutput().delta).toBe('survived\n')
       await runtime.dispose()
     })
+  })
+})
+
+describe('the shared default runtime is disposed with the host', () => {
+  it('a host that exits without disposing leaves no job and no spill file behind', async () => {
+    const tmp = scratchDir('cordon-host-tmp')
+    const executorModule = join(import.meta.dirname, '..', '..', 'src', 'shell', 'executor.ts')
+    const source = `
+      import { LocalShellExecutor } from ${JSON.stringify(executorModule)}
+      const ex = new LocalShellExecutor({ cwd: '/', maxOutputBytes: 1000 })
+      const job = ex.start(ex.resolve({ command: 'echo $$ >&2; seq 1 200000; sleep 100' }))
+      let text = ''
+      let spill
+      const t = setInterval(() => {
+        const read = job.readOutput()
+        text += read.delta
+        spill ??= read.stdoutSpillPath
+        const pid = /\\[stderr\\]\\n(\\d+)\\n/.exec(text)?.[1]
+        if (pid !== undefined && spill !== undefined) {
+          clearInterval(t)
+          console.log(JSON.stringify({ pid: Number(pid), spill }))
+          process.exit(0)
+        }
+      }, 10)`
+    const hooks = join(import.meta.dirname, '..', 'fixtures', 'ts-hooks.mjs')
+    const child = nodeSpawn(process.execPath, ['--import', hooks, '--input-type=module', '-e', source], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: tmp },
+    })
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk)
+    })
+    const code = await new Promise((r) => child.on('exit', r))
+    expect(code).toBe(0)
+    const { pid, spill } = JSON.parse(out) as { pid: number; spill: string }
+    expect(spill.startsWith(tmp)).toBe(true)
+    expect(await eventually(() => !alive(pid), 5000)).toBe(true)
+    expect(existsSync(spill)).toBe(false)
+    expect(readdirSync(tmp).filter((name) => name.startsWith('cordon-spill-'))).toEqual([])
   })
 })
 
