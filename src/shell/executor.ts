@@ -26,6 +26,7 @@ import type {
   ShellProcess,
   ShellRunResult,
   ShellSandboxInfo,
+  ToolExecution,
 } from './types.js'
 
 /** What the executor needs of a sandbox: `LocalSandbox` satisfies it. */
@@ -144,6 +145,7 @@ export class LocalShellExecutor extends ShellExecutor {
       env: request.env,
       dshEnv: request.dshEnv,
       sandboxPolicy,
+      execution: request.execution,
     }
   }
 
@@ -159,7 +161,7 @@ export class LocalShellExecutor extends ShellExecutor {
   ): PreparedSpawn {
     const c = this.config
     const spill = { maxBytes: c.maxSpillBytes }
-    const dshEnv = spec.dshEnv ?? this.registry?.collect({ sessionId: spec.sandboxPolicy?.sessionId })
+    const dshEnv = spec.dshEnv ?? this.registry?.collect(executionOf(spec))
     const base: SubprocessSpawnSpec = {
       argv: ['bash', '-c', spec.command],
       cwd: spec.workdir,
@@ -321,6 +323,12 @@ export class LocalShellExecutor extends ShellExecutor {
   async dispose(): Promise<void> {
     await Promise.all([...this.leftovers])
   }
+}
+
+/** The tool execution a spec serves: its own, with the policy's session id when it names none. */
+function executionOf(spec: ShellExecSpec): ToolExecution {
+  const sessionId = spec.execution?.sessionId ?? spec.sandboxPolicy?.sessionId
+  return sessionId === undefined ? { ...spec.execution } : { ...spec.execution, sessionId }
 }
 
 /** One stream's batch result from a finished handle. */

@@ -9,6 +9,7 @@ import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { selectBackend } from '../../src/sandbox/select.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
+import type { ToolExecution } from '../../src/shell/types.js'
 import { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from '../../src/subprocess/default-runtime.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { requireBackend } from '../support/backends.js'
@@ -75,6 +76,29 @@ describe('unsandboxed executor: defaults and caps', () => {
     const r = await withRegistry.run(withRegistry.resolve({ command: 'echo "$DSH_SHELL"' }))
     await withRegistry.dispose()
     expect(r.stdout.text).toBe('1\n')
+  })
+
+  it('collects DSH_* from the execution the call describes, also unsandboxed and in the background', async () => {
+    const registry = new ShellEnvRegistry()
+    const seen: ToolExecution[] = []
+    registry.register({
+      name: 'call-probe',
+      variables: [{ key: 'DSH_CALL', description: 'the calling agent and tool call' }],
+      resolve: (execution) => {
+        seen.push(execution)
+        return { DSH_CALL: `${execution.agent}/${execution.callId}` }
+      },
+    })
+    const withRegistry = new LocalShellExecutor({ cwd: root, env: registry })
+    const execution = { sessionId: 's-1', callId: 'call-9', agent: 'planner' }
+    const command = 'echo "$DSH_SESSION_ID $DSH_CALL"'
+    const r = await withRegistry.run(withRegistry.resolve({ command, execution }))
+    expect(r.stdout.text).toBe('s-1 planner/call-9\n')
+    const job = withRegistry.start(withRegistry.resolve({ command, execution }))
+    await job.done
+    expect(job.readOutput().delta).toBe('s-1 planner/call-9\n')
+    expect(seen).toEqual([execution, execution])
+    await withRegistry.dispose()
   })
 
   it('truncates stdout at stdoutMaxBytes with a spill path', async () => {
