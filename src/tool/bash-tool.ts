@@ -18,6 +18,7 @@ import {
   wideningError,
 } from '../policy/widen.js'
 import { renderResult } from '../shell/exit-status.js'
+import { spawnFailureText } from '../shell/spawn-failure.js'
 import type { ShellExecutor } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
 import type { Approval } from './approval.js'
@@ -166,7 +167,7 @@ export function createBashTool(options: BashToolOptions): BashTool {
         if (call.signal?.aborted) return fail('tool call aborted', 'TOOL_ABORTED')
         const message = error instanceof Error ? error.message : String(error)
         if (isSandboxUnavailableError(error)) return fail(message, 'SANDBOX_UNAVAILABLE')
-        if (isSpawnError(error)) return fail(`spawn failed: ${message}`, 'SPAWN_FAILED')
+        if (isSpawnError(error)) return fail(spawnFailureText(error), 'SPAWN_FAILED')
         return fail(message, 'TOOL_FAILED')
       }
       if (result.aborted) return { ...fail('tool call aborted', 'TOOL_ABORTED'), result }

@@ -56,6 +56,7 @@ describe('bash tool, unsandboxed', () => {
     expect(await tool.execute({ command: 'true', workdir: 'missing' }, call)).toMatchObject({
       isError: true,
       code: 'SPAWN_FAILED',
+      content: `spawn failed: chdir: ENOENT (${join(root, 'missing')})`,
     })
   })
 

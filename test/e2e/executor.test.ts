@@ -195,8 +195,37 @@ describe('unsandboxed executor: defaults and caps', () => {
       const bad = ex.start(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))
       await bad.done
       expect(bad.status).toBe('killed')
-      expect(bad.readOutput().delta).toMatch(/^spawn failed: .*chdir/)
+      // Once, in the [stderr] section, saying what failed where (not "spawn failed: spawn failed at").
+      expect(bad.readOutput().delta).toBe(`[stderr]\nspawn failed: chdir: ENOENT (${join(root, 'missing')})\n`)
       expect(bad.readOutput().delta).toBe('')
+    })
+
+    it('a job aborted through its signal settles killed, even when it traps TERM and exits 0', async () => {
+      const ac = new AbortController()
+      const p = ex.start(ex.resolve({ command: "trap 'exit 0' TERM; echo ready; sleep 100 & wait", signal: ac.signal }))
+      let text = ''
+      expect(
+        await eventually(() => {
+          text += p.readOutput().delta
+          return text.includes('ready')
+        }),
+      ).toBe(true)
+      ac.abort()
+      await p.done
+      expect(p).toMatchObject({ status: 'killed', exitCode: 0, signal: null })
+    })
+
+    it('start() with an aborted signal returns at once; done settles killed with the reason on stderr', async () => {
+      const ac = new AbortController()
+      ac.abort(new Error('the user pressed stop'))
+      const marker = join(root, 'pre-aborted-ran')
+      const p = ex.start(ex.resolve({ command: `touch ${marker}`, signal: ac.signal }))
+      await p.done
+      expect(p).toMatchObject({ status: 'killed', exitCode: null, signal: null })
+      expect(p.kill()).toBe(false)
+      expect(p.readOutput()).toEqual({ delta: '[stderr]\naborted before spawn: the user pressed stop\n', lossy: false })
+      expect(p.readOutput().delta).toBe('')
+      expect(existsSync(marker)).toBe(false)
     })
 
     it('lossy reads point at the spill path', async () => {
@@ -434,7 +463,7 @@ describe('sandboxed executor: facts of every run', async () => {
       await job.done
       expect(job.status).toBe('killed')
       expect(job.sandbox).toMatchObject({ mode: 'read-only', denied: false, runnerFailed: true })
-      expect(job.readOutput().delta).toMatch(/^spawn failed: .*refusing to run the command unconfined/)
+      expect(job.readOutput().delta).toMatch(/^\[stderr\]\nspawn failed: .*refusing to run the command unconfined/)
       expect(existsSync(target)).toBe(false)
       await failing.dispose()
     },
@@ -463,6 +492,13 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(() => closed.start(closed.resolve({ command: `echo x > ${target}` }))).toThrow(
       /refusing to run the command unconfined/,
     )
+    // An already-aborted call stays a cancellation, not a sandbox error.
+    const ac = new AbortController()
+    ac.abort()
+    const cancelled = closed.start(closed.resolve({ command: `echo x > ${target}`, signal: ac.signal }))
+    await cancelled.done
+    expect(cancelled.status).toBe('killed')
+    expect(cancelled.readOutput().delta).toMatch(/^\[stderr\]\naborted before spawn: /)
     expect(existsSync(target)).toBe(false)
     await closed.dispose()
     await none.dispose()
