@@ -46,6 +46,7 @@ export {
   type ShellSandbox,
 } from './shell/executor.js'
 export type { LocalShellExecutorOptions } from './shell/executor-options.js'
+export { CommandAbortedError, isCommandAbortedError, ABORTED } from './shell/command-aborted-error.js'
 export {
   BashExecutor,
   type BashExecRequest,

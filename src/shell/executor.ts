@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { isSpawnError } from '../policy/errors.js'
+import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
@@ -16,6 +16,7 @@ import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
+import { CommandAbortedError } from './command-aborted-error.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
 import type {
@@ -112,18 +113,20 @@ export class LocalShellExecutor extends ShellExecutor {
     return this.sandbox ? this.config.defaultMode : undefined
   }
 
-  /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy. */
+  /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy; InvalidRequestError on a bad value. */
   resolve(request: ShellExecRequest): ShellExecSpec {
     const c = this.config
+    const issues: string[] = []
     if (request.timeoutMs !== undefined && !(Number.isFinite(request.timeoutMs) && request.timeoutMs > 0)) {
-      throw new RangeError('cordon: request.timeoutMs must be a positive finite number')
+      issues.push('request.timeoutMs: must be a positive finite number')
     }
     if (
       request.stdoutMaxBytes !== undefined &&
       !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)
     ) {
-      throw new RangeError('cordon: request.stdoutMaxBytes must be a positive whole number of bytes')
+      issues.push('request.stdoutMaxBytes: must be a positive whole number of bytes')
     }
+    if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'cordon: invalid shell request' })
     const workdir =
       request.workdir === undefined
         ? c.cwd
@@ -235,18 +238,12 @@ export class LocalShellExecutor extends ShellExecutor {
     return info
   }
 
-  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). */
+  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal); CommandAbortedError if already aborted. */
   async run(
     spec: ShellExecSpec,
     options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {},
   ): Promise<ShellRunResult> {
-    if (spec.signal?.aborted) {
-      const reason: unknown = spec.signal.reason
-      throw new Error(
-        `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
-        { cause: reason },
-      )
-    }
+    if (spec.signal?.aborted) throw new CommandAbortedError(spec.signal.reason)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(TIMEOUT), spec.timeoutMs)

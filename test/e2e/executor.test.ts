@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { selectBackend } from '../../src/sandbox/select.js'
+import { isCommandAbortedError } from '../../src/shell/command-aborted-error.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import type { ToolExecution } from '../../src/shell/types.js'
@@ -14,6 +15,7 @@ import { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from '../..
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { requireBackend } from '../support/backends.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
+import { invalid } from '../support/invalid.js'
 import { scratchDir } from '../support/scratch.js'
 
 const root = scratchDir('cordon-exec')
@@ -35,8 +37,13 @@ describe('unsandboxed executor: defaults and caps', () => {
 
   it('rejects a bad timeout and bad options clearly', () => {
     for (const timeoutMs of [0, -5, NaN, Infinity]) {
-      expect(() => ex.resolve({ command: 'true', timeoutMs })).toThrow(/timeoutMs must be a positive finite number/)
+      expect(invalid(() => ex.resolve({ command: 'true', timeoutMs })).issues).toEqual([
+        'request.timeoutMs: must be a positive finite number',
+      ])
     }
+    expect(invalid(() => ex.resolve({ command: 'true', stdoutMaxBytes: 1.5 })).issues).toEqual([
+      'request.stdoutMaxBytes: must be a positive whole number of bytes',
+    ])
     let error: unknown
     try {
       new LocalShellExecutor({ timeoutMs: -1, graceMs: 0, cwd: 'relative' })
@@ -134,9 +141,9 @@ describe('unsandboxed executor: defaults and caps', () => {
   it('a pre-aborted signal rejects before spawning; a bad workdir rejects', async () => {
     const ac = new AbortController()
     ac.abort(new Error('stop'))
-    await expect(ex.run(ex.resolve({ command: 'true', signal: ac.signal }))).rejects.toThrow(
-      /aborted before spawn: stop/,
-    )
+    const error = await ex.run(ex.resolve({ command: 'true', signal: ac.signal })).catch((e: unknown) => e)
+    expect(isCommandAbortedError(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'ABORTED', message: 'aborted before spawn: stop', reason: ac.signal.reason })
     await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({
       name: 'SpawnError',
       stage: 'chdir',
