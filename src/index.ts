@@ -30,7 +30,7 @@ export {
 } from './policy/errors.js'
 export * from './policy/vocabulary.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
-export { isStrictlyWider, ESCALATION_TARGETS } from './policy/widen.js'
+export { isStrictlyWider, ESCALATION_TARGETS, type EscalationTarget } from './policy/widen.js'
 export { grantsFor, type SandboxGrants } from './policy/grants.js'
 export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOptions } from './shell/exit-status.js'
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
@@ -56,10 +56,43 @@ export {
 } from './shell/bash-names.js'
 export {
   createBashTool,
+  offersEscalation,
   type BashTool,
   type BashToolCall,
   type BashToolOptions,
   type BashToolResult,
 } from './tool/bash-tool.js'
-export type { Approval, ApprovalRequest } from './tool/approval.js'
+export { createBashTools, type BashTools } from './tool/bash-tools.js'
+export { checkBashToolOptions } from './tool/bash-tool-options.js'
+export {
+  MAX_JOB_WAIT_MS,
+  type JobKillTool,
+  type JobOutputTool,
+  type JobToolResult,
+} from './tool/job-tools.js'
+export {
+  renderJobRead,
+  jobStatusLine,
+  droppedOutputNote,
+  NO_NEW_OUTPUT,
+  type JobRenderOptions,
+} from './tool/job-render.js'
+export type {
+  JobInfo,
+  JobKill,
+  JobOutput,
+  JobOutputOptions,
+  JobOwner,
+  Jobs,
+  JobStart,
+} from './tool/jobs.js'
+export { InMemoryJobs, type InMemoryJobsOptions } from './tool/in-memory-jobs.js'
+export { modelInputSchema } from './tool/tool-schema.js'
+export { toolError, type ModelTool, type ToolCall, type ToolResult } from './tool/model-tool.js'
+export {
+  describeApprovalRequest,
+  type Approval,
+  type ApprovalRequest,
+  type PrecedingFailure,
+} from './tool/approval.js'
 export type { ApprovalOutcome } from './policy/widen.js'
