@@ -118,15 +118,19 @@ export function bashToolIn(context: BashToolContext): BashTool {
   const offered = z.object(sandboxed ? { ...BASE_ARGS, ...ESCALATION_ARGS } : BASE_ARGS)
   const accepted = z.object({ ...BASE_ARGS, ...ESCALATION_ARGS })
 
+  /** SANDBOX_UNAVAILABLE from a run or start: nothing ran, and the approval of a retry should say so. */
+  function rememberRunnerFailure(error: unknown, spec: ShellExecSpec, call: ToolCall, owner: JobOwner): void {
+    if (!isSandboxUnavailableError(error) || call.signal?.aborted) return
+    const where = { callId: call.callId, command: spec.command, workdir: spec.workdir }
+    failures.record(owner, { ...where, kind: 'runner-failed', mode: error.mode, paths: [] })
+  }
+
   async function runForeground(spec: ShellExecSpec, call: ToolCall, owner: JobOwner): Promise<BashToolResult> {
     let result: ShellRunResult
     try {
       result = await executor.run(spec)
     } catch (error) {
-      if (isSandboxUnavailableError(error) && !call.signal?.aborted) {
-        const facts = { mode: error.mode, denied: false, runnerFailed: true }
-        failures.record(owner, failureOf(facts, { callId: call.callId, command: spec.command, workdir: spec.workdir })!)
-      }
+      rememberRunnerFailure(error, spec, call, owner)
       return failureResult(error, call)
     }
     if (result.aborted) return { ...toolError('tool call aborted', 'TOOL_ABORTED'), result }
@@ -142,6 +146,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
     try {
       process = executor.start(spec)
     } catch (error) {
+      rememberRunnerFailure(error, spec, call, owner)
       return failureResult(error, call)
     }
     try {

@@ -54,7 +54,7 @@ function settledWithin(process: ShellProcess, ms: number, signal: AbortSignal | 
     }
     const timer = setTimeout(done, ms)
     signal?.addEventListener('abort', done, { once: true })
-    void process.done.then(done)
+    process.done.then(done, done)
   })
 }
 
@@ -72,7 +72,8 @@ export class InMemoryJobs implements Jobs {
   start(start: JobStart): JobInfo {
     const entry: Entry = { ...start, owner: { ...start.owner }, id: `job-${this.#next++}`, key: ownerKey(start.owner) }
     this.#entries.set(entry.id, entry)
-    void start.process.done.then(() => this.#forgetOldSettled())
+    const forget = () => this.#forgetOldSettled()
+    start.process.done.then(forget, forget) // a foreign handle's done might reject; ours never does
     return infoOf(entry)
   }
 

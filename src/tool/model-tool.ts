@@ -41,6 +41,10 @@ export interface ModelTool<Name extends string = string, Result extends ToolResu
   readonly description: string
   /** JSON Schema of the arguments: valid for OpenAI strict mode, Anthropic tool use and MCP. */
   readonly inputSchema: Record<string, unknown>
+  /**
+   * Runs one call: resolves with the model's text (a refusal or failure is a result with `isError`);
+   * throws InvalidRequestError only for a malformed `call` (the harness's bug, not the model's).
+   */
   execute(args: unknown, call: ToolCall): Promise<Result>
 }
 

@@ -263,5 +263,36 @@ describe('job tools over a sandboxed executor', async () => {
     )
     expect(read.job?.sandbox).toMatchObject({ mode: 'read-only', runnerFailed: true, denied: false })
     expect(existsSync(marker)).toBe(false)
+
+    // In the foreground the runner failure is SANDBOX_UNAVAILABLE, and the approval of a retry says so.
+    const asked: ApprovalRequest[] = []
+    const withApproval = createBashTools({
+      executor,
+      workspaceRoot: root,
+      approval: {
+        request: async (r) => {
+          asked.push(r)
+          return 'rejected'
+        },
+      },
+    })
+    const command = `touch ${marker}`
+    expect(await withApproval.bash.execute({ command }, { ...call, callId: 'f1' })).toMatchObject({
+      isError: true,
+      code: 'SANDBOX_UNAVAILABLE',
+    })
+    await withApproval.bash.execute(
+      { command, sandbox_permissions: 'workspace-write', justification: 'the sandbox fails' },
+      { ...call, callId: 'f2' },
+    )
+    expect(asked[0]?.precedingFailure).toMatchObject({
+      kind: 'runner-failed',
+      callId: 'f1',
+      mode: 'read-only',
+      paths: [],
+      sameCommand: true,
+      callsSince: 0,
+    })
+    expect(existsSync(marker)).toBe(false)
   })
 })

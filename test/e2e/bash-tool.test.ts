@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalOutcome } from '../../src/policy/widen.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { describeApprovalRequest, type ApprovalRequest } from '../../src/tool/approval.js'
 import { createBashTool } from '../../src/tool/bash-tool.js'
@@ -64,6 +65,21 @@ describe('bash tool, unsandboxed', () => {
   it('never forwards env or stdin from model arguments', async () => {
     const r = await tool.execute({ command: 'echo "[$SMUGGLED]"; cat', env: { SMUGGLED: 'x' }, stdin: 'typed' }, call)
     expect(r.content).toBe('[]\n')
+  })
+
+  it("the executor's own env registry sees the tool call (session, call id, agent)", async () => {
+    const registry = new ShellEnvRegistry()
+    registry.register({
+      name: 'call',
+      variables: [{ key: 'DSH_CALL', description: 'agent/call of the tool call' }],
+      resolve: (execution) => ({ DSH_CALL: `${execution.agent}/${execution.callId}` }),
+    })
+    const own = createBashTool({ executor: new LocalShellExecutor({ cwd: root, env: registry }), workspaceRoot: root })
+    const r = await own.execute(
+      { command: 'echo "$DSH_SESSION_ID $DSH_CALL"' },
+      { callId: 'c7', agent: 'ag', sessionId: 's9' },
+    )
+    expect(r.content).toBe('s9 ag/c7\n')
   })
 
   it('an abort is TOOL_ABORTED; escalation fields are refused without a sandbox', async () => {
