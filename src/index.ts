@@ -30,7 +30,8 @@ export {
   TERMINAL_CLEANUP_FAILED,
 } from './subprocess/terminal-errors.js'
 export type { PtyLoader, PtyModule, PtyProcess, PtyForkOptions, PtyDisposable } from './subprocess/terminal-pty.js'
-export { scrubbedParentEnv } from './subprocess/env.js'
+export { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from './subprocess/default-runtime.js'
+export { scrubbedParentEnv, DSH_ENV_PREFIX } from './subprocess/env.js'
 export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
 export {
   SandboxUnavailableError,
@@ -43,10 +44,10 @@ export {
 } from './policy/errors.js'
 export * from './policy/vocabulary.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
-export { isStrictlyWider, ESCALATION_TARGETS } from './policy/widen.js'
+export { isStrictlyWider, ESCALATION_TARGETS, type EscalationTarget } from './policy/widen.js'
 export { grantsFor, type SandboxGrants } from './policy/grants.js'
-export { renderResult, parseExitStatus } from './shell/exit-status.js'
-export { ShellEnvRegistry } from './shell/env-registry.js'
+export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOptions } from './shell/exit-status.js'
+export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
 export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
@@ -60,12 +61,53 @@ export {
   type ShellSandbox,
 } from './shell/executor.js'
 export type { LocalShellExecutorOptions } from './shell/executor-options.js'
+export { CommandAbortedError, isCommandAbortedError, ABORTED } from './shell/command-aborted-error.js'
+export {
+  BashExecutor,
+  type BashExecRequest,
+  type BashExecSpec,
+  type BashProcess,
+  type BashRunResult,
+} from './shell/bash-names.js'
 export {
   createBashTool,
+  offersEscalation,
   type BashTool,
   type BashToolCall,
   type BashToolOptions,
   type BashToolResult,
 } from './tool/bash-tool.js'
-export type { Approval, ApprovalRequest } from './tool/approval.js'
+export { createBashTools, type BashTools } from './tool/bash-tools.js'
+export { checkBashToolOptions } from './tool/bash-tool-options.js'
+export {
+  MAX_JOB_WAIT_MS,
+  type JobKillTool,
+  type JobOutputTool,
+  type JobToolResult,
+} from './tool/job-tools.js'
+export {
+  renderJobRead,
+  jobStatusLine,
+  droppedOutputNote,
+  NO_NEW_OUTPUT,
+  type JobRenderOptions,
+} from './tool/job-render.js'
+export type {
+  JobInfo,
+  JobKill,
+  JobOutput,
+  JobOutputOptions,
+  JobOwner,
+  Jobs,
+  JobStart,
+} from './tool/jobs.js'
+export { InMemoryJobs, type InMemoryJobsOptions } from './tool/in-memory-jobs.js'
+export { modelInputSchema } from './tool/tool-schema.js'
+export { toolError, type ModelTool, type ToolCall, type ToolResult } from './tool/model-tool.js'
+export {
+  describeApprovalRequest,
+  type Approval,
+  type ApprovalRequest,
+  type PrecedingFailure,
+} from './tool/approval.js'
 export type { ApprovalOutcome } from './policy/widen.js'

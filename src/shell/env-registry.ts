@@ -18,8 +18,8 @@ import type {
   ToolExecution,
 } from './types.js'
 
-/** The prefix of every managed variable. */
-export const DSH_ENV_PREFIX = 'DSH_'
+// The subprocess seam owns the managed namespace's prefix; the shell seam re-exports it (seed 000).
+export { DSH_ENV_PREFIX } from '../subprocess/env.js'
 
 /** The shape every contributed key must have. */
 export const DSH_KEY_PATTERN = /^DSH_[A-Z][A-Z0-9_]*$/

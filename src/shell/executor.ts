@@ -6,14 +6,16 @@
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { isSpawnError } from '../policy/errors.js'
+import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import type { ConfinementPlan } from '../sandbox/plan.js'
 import { runnerFailureToError, runVerdict } from '../sandbox/verdict.js'
-import { LocalSubprocessRuntime, type SubprocessRuntime } from '../subprocess/runtime.js'
+import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
+import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
+import { CommandAbortedError } from './command-aborted-error.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
 import type {
@@ -24,6 +26,7 @@ import type {
   ShellProcess,
   ShellRunResult,
   ShellSandboxInfo,
+  ToolExecution,
 } from './types.js'
 
 /** What the executor needs of a sandbox: `LocalSandbox` satisfies it. */
@@ -38,7 +41,10 @@ export interface ShellSandbox {
 export interface LocalShellExecutorInit extends LocalShellExecutorOptions {
   /** Confines every run; absent: an unsandboxed executor (results carry no `sandbox`). */
   sandbox?: ShellSandbox
-  /** The subprocess runtime; default: one owned (and disposed) by this executor. */
+  /**
+   * The runtime to spawn on, owned by the caller. Default: the host's shared runtime
+   * (`defaultSubprocessRuntime()`), disposed with the host. The executor never disposes either.
+   */
   subprocess?: SubprocessRuntime
   /** Source of the managed `DSH_*` snapshot when a spec carries none. */
   env?: ShellEnvRegistry
@@ -78,8 +84,7 @@ export interface PreparedSpawn {
 export class LocalShellExecutor extends ShellExecutor {
   readonly config: ExecutorConfig
   private readonly sandbox: ShellSandbox | undefined
-  private readonly runtime: SubprocessRuntime
-  private readonly ownsRuntime: boolean
+  private readonly injectedRuntime: SubprocessRuntime | undefined
   private readonly registry: ShellEnvRegistry | undefined
   private readonly leftovers = new Set<Promise<unknown>>()
 
@@ -87,9 +92,16 @@ export class LocalShellExecutor extends ShellExecutor {
     super()
     this.config = executorConfig(init)
     this.sandbox = init.sandbox
-    this.ownsRuntime = init.subprocess === undefined
-    this.runtime = init.subprocess ?? new LocalSubprocessRuntime()
+    this.injectedRuntime = init.subprocess
     this.registry = init.env
+  }
+
+  /**
+   * The runtime this executor spawns on and its background jobs belong to: the injected one,
+   * else the host's shared runtime (looked up per spawn, so a disposed one is replaced).
+   */
+  get subprocess(): SubprocessRuntime {
+    return this.injectedRuntime ?? defaultSubprocessRuntime()
   }
 
   /** The configured default mode; `undefined` for an unsandboxed executor. */
@@ -97,18 +109,20 @@ export class LocalShellExecutor extends ShellExecutor {
     return this.sandbox ? this.config.defaultMode : undefined
   }
 
-  /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy. */
+  /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy; InvalidRequestError on a bad value. */
   resolve(request: ShellExecRequest): ShellExecSpec {
     const c = this.config
+    const issues: string[] = []
     if (request.timeoutMs !== undefined && !(Number.isFinite(request.timeoutMs) && request.timeoutMs > 0)) {
-      throw new RangeError('cordon: request.timeoutMs must be a positive finite number')
+      issues.push('request.timeoutMs: must be a positive finite number')
     }
     if (
       request.stdoutMaxBytes !== undefined &&
       !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)
     ) {
-      throw new RangeError('cordon: request.stdoutMaxBytes must be a positive whole number of bytes')
+      issues.push('request.stdoutMaxBytes: must be a positive whole number of bytes')
     }
+    if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'cordon: invalid shell request' })
     const workdir =
       request.workdir === undefined
         ? c.cwd
@@ -130,6 +144,7 @@ export class LocalShellExecutor extends ShellExecutor {
       env: request.env,
       dshEnv: request.dshEnv,
       sandboxPolicy,
+      execution: request.execution,
     }
   }
 
@@ -145,7 +160,7 @@ export class LocalShellExecutor extends ShellExecutor {
   ): PreparedSpawn {
     const c = this.config
     const spill = { maxBytes: c.maxSpillBytes }
-    const dshEnv = spec.dshEnv ?? this.registry?.collect({ sessionId: spec.sandboxPolicy?.sessionId })
+    const dshEnv = spec.dshEnv ?? this.registry?.collect(executionOf(spec))
     const base: SubprocessSpawnSpec = {
       argv: ['bash', '-c', spec.command],
       cwd: spec.workdir,
@@ -182,18 +197,12 @@ export class LocalShellExecutor extends ShellExecutor {
     return runVerdict(prepared.plan, { exitCode, stderr, cwd: spec.workdir, command: spec.command, runnerFailed })
   }
 
-  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). */
+  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal); CommandAbortedError if already aborted. */
   async run(
     spec: ShellExecSpec,
     options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {},
   ): Promise<ShellRunResult> {
-    if (spec.signal?.aborted) {
-      const reason: unknown = spec.signal.reason
-      throw new Error(
-        `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
-        { cause: reason },
-      )
-    }
+    if (spec.signal?.aborted) throw new CommandAbortedError(spec.signal.reason)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(TIMEOUT), spec.timeoutMs)
@@ -207,7 +216,7 @@ export class LocalShellExecutor extends ShellExecutor {
         stdoutMaxBytes: spec.stdoutMaxBytes,
         onOutput: decoder?.push,
       })
-      const handle = this.runtime.spawn(prepared.spec)
+      const handle = this.subprocess.spawn(prepared.spec)
       let outcome: Awaited<SubprocessHandle['done']>
       try {
         outcome = await handle.done
@@ -256,14 +265,23 @@ export class LocalShellExecutor extends ShellExecutor {
 
   /** Starts `bash -c` in the background, supervised; no timeout applies. */
   start(spec: ShellExecSpec): ShellProcess {
-    return new BackgroundShellProcess(this, this.runtime, spec)
+    return new BackgroundShellProcess(this, this.subprocess, spec)
   }
 
-  /** Ends what this executor owns: leftovers of foreground runs, and its own runtime. */
+  /**
+   * Ends what this executor owns: the leftovers of its foreground runs. Background jobs belong
+   * to the runtime and keep running (an executor-only reload, seed 000); dispose the runtime to
+   * end them.
+   */
   async dispose(): Promise<void> {
     await Promise.all([...this.leftovers])
-    if (this.ownsRuntime) await this.runtime.dispose()
   }
+}
+
+/** The tool execution a spec serves: its own, with the policy's session id when it names none. */
+function executionOf(spec: ShellExecSpec): ToolExecution {
+  const sessionId = spec.execution?.sessionId ?? spec.sandboxPolicy?.sessionId
+  return sessionId === undefined ? { ...spec.execution } : { ...spec.execution, sessionId }
 }
 
 /** One stream's batch result from a finished handle. */

@@ -32,6 +32,11 @@ export interface ShellExecRequest {
   dshEnv?: DshEnvironment | undefined
   /** Fully resolved per-call sandbox policy; sandboxing executors default it. */
   sandboxPolicy?: SandboxExecutionPolicy | undefined
+  /**
+   * cordon: the tool execution this command serves. Without `dshEnv`, an executor with an env
+   * registry collects the `DSH_*` snapshot from it (`DSH_SESSION_ID`, what contributors see).
+   */
+  execution?: ToolExecution | undefined
 }
 
 /** A resolved execution spec; `start` ignores `timeoutMs` (background processes have no executor timeout). */
@@ -51,6 +56,8 @@ export interface ShellExecSpec {
   dshEnv?: DshEnvironment | undefined
   /** Resolved sandbox policy; ignored by executors that do not confine. */
   sandboxPolicy: SandboxExecutionPolicy | undefined
+  /** cordon: the tool execution this command serves (carried through from the request). */
+  execution?: ToolExecution | undefined
 }
 
 /**

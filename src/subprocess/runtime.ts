@@ -160,6 +160,14 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     for (const t of this.terminals) t.forceKillNow()
   }
 
+  /** Synchronous disposal for a host that is exiting: SIGKILL every live tree, remove the spill files. */
+  disposeNow(): void {
+    this.killAllNow()
+    this.disposed = true
+    this.spills.dispose()
+    liveRuntimes.delete(this)
+  }
+
   /** How many trees and terminal sessions this runtime still owns. */
   get liveCount(): number {
     return this.live.size + this.terminals.size

@@ -211,7 +211,13 @@ export async function spawnLocalTerminal(
     })
   } catch (error) {
     // forkpty(3) failed (no pty left, fork refused): node-pty says so without an errno.
-    throw new SpawnError({ stage: 'clone', errno: 0, path: spec.argv[0], detail: 'node-pty could not fork a terminal', cause: error })
+    throw new SpawnError({
+      stage: 'clone',
+      errno: 0,
+      path: spec.argv[0],
+      detail: 'node-pty could not fork a terminal',
+      cause: error,
+    })
   }
   const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
   hooks.afterFork?.(terminal)

@@ -1,13 +1,15 @@
 /**
- * The model-facing bash tool: a zod-validated argument schema, execution through a shell
- * executor, rendering with exit markers, and the one strictly-wider retry the user approves.
- * What the model sends is untrusted: it can choose a command, a workdir, a timeout and an
- * escalation; it can never pass env, stdin or an output budget.
+ * The model-facing bash tool: zod-validated arguments; execution through a shell executor, in
+ * the foreground (rendered with exit markers) or as a background job handed to the jobs port;
+ * and the one strictly-wider retry the user approves. What the model sends is untrusted: it
+ * chooses a command, a workdir, a timeout, the background and an escalation, never env, stdin
+ * or an output budget. What the harness sends with the call (the session's cwd and mode, the
+ * ids) decides the workspace root and the baseline mode, so one instance serves many sessions.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { z } from 'zod'
-import { isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
-import { resolvePolicy } from '../policy/resolve.js'
+import { isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
+import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import {
   ESCALATION_TARGETS,
@@ -17,164 +19,240 @@ import {
   validateEscalationArgs,
   wideningError,
 } from '../policy/widen.js'
+import { isCommandAbortedError } from '../shell/command-aborted-error.js'
 import { renderResult } from '../shell/exit-status.js'
-import type { ShellExecutor } from '../shell/executor.js'
-import type { ShellRunResult } from '../shell/types.js'
-import type { Approval } from './approval.js'
+import { spawnFailureText } from '../shell/spawn-failure.js'
+import type { ShellExecSpec, ShellProcess, ShellRunResult, ToolExecution } from '../shell/types.js'
+import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
+import type { JobInfo, JobOwner } from './jobs.js'
+import {
+  checkToolCall,
+  parseArguments,
+  toolError,
+  type ModelTool,
+  type ToolCall,
+  type ToolResult,
+} from './model-tool.js'
+import { failureOf } from './sandbox-failure-memory.js'
+import { modelInputSchema } from './tool-schema.js'
 
-/** The call context the harness passes with each invocation. */
-export interface BashToolCall {
-  /** This call's id (an approval is bound to it). */
-  callId: string
-  /** The agent the call belongs to; needed to route an approval. */
-  agent?: string | undefined
-  sessionId?: string | undefined
-  /** The session's mode override (the baseline an escalation must widen). */
-  sessionMode?: SandboxMode | undefined
-  /** Aborts the call (the command is terminated). */
-  signal?: AbortSignal | undefined
-}
+export type { BashToolOptions } from './bash-tool-options.js'
 
-/** What one invocation returns: the text for the model, whether it is an error, and the facts. */
-export interface BashToolResult {
-  content: string
-  isError: boolean
-  /** A stable code when `isError` (`TOOL_ABORTED`, `SANDBOX_UNAVAILABLE`, `INVALID_ARGUMENTS`, …). */
-  code?: string
+/** The call context of the bash tool (the same for the job tools). */
+export type BashToolCall = ToolCall
+
+/** What one bash invocation returns: the model's text, and the facts behind it. */
+export interface BashToolResult extends ToolResult {
+  /** A foreground run's facts. */
   result?: ShellRunResult
+  /** The background job a `run_in_background` call started. */
+  job?: JobInfo
 }
 
-/** Options of createBashTool. */
-export interface BashToolOptions {
-  executor: ShellExecutor
-  /** Required for escalation; absent: a requested escalation fails without prompting. */
-  approval?: Approval
-  /** Workspace root of the calls' policies, and the base of relative workdirs. */
-  workspaceRoot: string
-}
+/** The bash tool as a harness registers it. */
+export type BashTool = ModelTool<'bash', BashToolResult>
 
-/** The tool as a harness registers it. */
-export interface BashTool {
-  name: 'bash'
-  description: string
-  /** JSON Schema of the arguments (escalation fields only when the executor confines). */
-  inputSchema: Record<string, unknown>
-  execute(args: unknown, call: BashToolCall): Promise<BashToolResult>
+const BASE_ARGS = {
+  command: z.string().min(1).describe('The bash command to run (bash -c, a fresh non-interactive shell each call).'),
+  workdir: z
+    .string()
+    .nullish()
+    .describe('Working directory; a relative path resolves against the workspace root. Default: the workspace root.'),
+  timeout_ms: z
+    .number()
+    .positive()
+    .nullish()
+    .describe('Timeout in milliseconds, a positive number (the harness caps it). Not applied to background jobs.'),
+  run_in_background: z
+    .boolean()
+    .nullish()
+    .describe(
+      'true: start the command as a background job and return its job id at once (no timeout applies); read its output with job_output, stop it with job_kill.',
+    ),
 }
-
-const baseArgs = {
-  command: z.string().min(1).describe('The bash command to run (bash -c, a fresh shell each call).'),
-  workdir: z.string().optional().describe('Working directory; relative paths resolve against the workspace root.'),
-  timeout_ms: z.number().positive().finite().optional().describe('Timeout in milliseconds (capped by the harness).'),
-}
-const escalationArgs = {
+const ESCALATION_ARGS = {
   sandbox_permissions: z
     .enum(ESCALATION_TARGETS)
-    .optional()
+    .nullish()
     .describe(
-      'Retry a sandbox-denied command once with this wider mode (the narrowest that suffices); the user is asked.',
+      'Only after a sandbox denial: retry the exact same command once with this wider mode (the narrowest that suffices); the user is asked to approve.',
     ),
-  justification: z.string().optional().describe('One sentence telling the user why the wider mode is needed.'),
+  justification: z
+    .string()
+    .nullish()
+    .describe('With sandbox_permissions: one sentence telling the user why the wider mode is needed.'),
 }
 
-const DESCRIPTION = `Runs a bash command and returns its output with status markers.
-Check the [exit code: N] marker on every result; investigate failures before moving on. Other
-markers: [timed out after Nms], [killed by signal: SIG], (no output), [stderr].`
+const DESCRIPTION = `Runs a bash command (bash -c, a fresh non-interactive shell each call) and returns its output with status markers.
+Check the [exit code: N] marker on every result; investigate failures before moving on. Other markers: [timed out after Nms], [killed by signal: SIG], (no output), and a [stderr] section for standard error.
+A foreground command owns its process tree: anything it starts with & is killed shortly after it returns, so never use & or nohup to keep something running. For servers, watchers and long builds set run_in_background: the call returns a job id at once; job_output reads the job's new output and its status, job_kill stops it.`
 const SANDBOX_DESCRIPTION = `
-Commands run in a sandbox. [sandbox: file access denied under <mode> mode] means the sandbox,
-not the command, refused a write. Only then, retry the exact same command once with
-sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence justification;
-the user is asked to approve. Never escalate speculatively. A rejection is final. Escalation is
-unavailable when approvals are disabled.`
+Commands run in a sandbox. [sandbox: file access denied under <mode> mode] means the sandbox, not the command, refused a file operation (for a background job it shows in job_output). Only then, retry the exact same command once with sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence justification; the user is asked to approve. Never escalate speculatively. A rejection is final. Escalation is unavailable when approvals are disabled.`
 
-function fail(content: string, code: string): BashToolResult {
-  return { content, isError: true, code }
+/** Whether a denial under `mode` gets the escalation hint: a wider mode exists and approvals can be asked. */
+export function offersEscalation(context: Pick<BashToolContext, 'approval'>, mode: SandboxMode | undefined): boolean {
+  return mode !== undefined && narrowestWiderMode(mode) !== undefined && context.approval !== undefined
 }
 
-/** Builds the bash tool over `options.executor`; the escalation fields exist iff the executor confines. */
-export function createBashTool(options: BashToolOptions): BashTool {
-  const sandboxed = options.executor.sandboxMode !== undefined
-  // Unknown keys are stripped, so a model cannot smuggle env, stdin or budgets in.
-  const schema = z.object(sandboxed ? { ...baseArgs, ...escalationArgs } : baseArgs)
-  const lenient = z.object({ ...baseArgs, ...escalationArgs })
+/** The model's text for a command that did not run or could not finish, by what went wrong. */
+function failureResult(error: unknown, call: ToolCall): ToolResult {
+  if (call.signal?.aborted || isCommandAbortedError(error)) return toolError('tool call aborted', 'TOOL_ABORTED')
+  const message = error instanceof Error ? error.message : String(error)
+  if (isSandboxUnavailableError(error)) return toolError(message, 'SANDBOX_UNAVAILABLE')
+  if (isSpawnError(error)) return toolError(spawnFailureText(error), 'SPAWN_FAILED')
+  if (isInvalidRequestError(error)) return toolError(message, 'INVALID_REQUEST')
+  return toolError(message, 'TOOL_FAILED')
+}
+
+/** The text of a started background job. */
+function startedText(job: JobInfo): string {
+  const id = JSON.stringify(job.id)
+  return `Started background job ${job.id}.\nRead its output with job_output({"job_id":${id}}); stop it with job_kill({"job_id":${id}}).`
+}
+
+/** Builds the bash tool of one tool set (shared state in `context`); createBashTools uses it. */
+export function bashToolIn(context: BashToolContext): BashTool {
+  const { executor, approval, jobs, failures } = context
+  const sandboxed = executor.sandboxMode !== undefined
+  // The schema offered to the model; the parser accepts the escalation fields always, to refuse them by name.
+  const offered = z.object(sandboxed ? { ...BASE_ARGS, ...ESCALATION_ARGS } : BASE_ARGS)
+  const accepted = z.object({ ...BASE_ARGS, ...ESCALATION_ARGS })
+
+  /** SANDBOX_UNAVAILABLE from a run or start: nothing ran, and the approval of a retry should say so. */
+  function rememberRunnerFailure(error: unknown, spec: ShellExecSpec, call: ToolCall, owner: JobOwner): void {
+    if (!isSandboxUnavailableError(error) || call.signal?.aborted) return
+    const where = { callId: call.callId, command: spec.command, workdir: spec.workdir }
+    failures.record(owner, { ...where, kind: 'runner-failed', mode: error.mode, paths: [] })
+  }
+
+  async function runForeground(spec: ShellExecSpec, call: ToolCall, owner: JobOwner): Promise<BashToolResult> {
+    let result: ShellRunResult
+    try {
+      result = await executor.run(spec)
+    } catch (error) {
+      rememberRunnerFailure(error, spec, call, owner)
+      return failureResult(error, call)
+    }
+    if (result.aborted) return { ...toolError('tool call aborted', 'TOOL_ABORTED'), result }
+    const failure = failureOf(result.sandbox, { callId: call.callId, command: spec.command, workdir: spec.workdir })
+    if (failure) failures.record(owner, failure)
+    else failures.noteCall(owner)
+    const hint = offersEscalation(context, result.sandbox?.mode)
+    return { content: renderResult(result, { escalationHint: hint }), isError: false, result }
+  }
+
+  async function startJob(spec: ShellExecSpec, call: ToolCall, owner: JobOwner): Promise<BashToolResult> {
+    let process: ShellProcess
+    try {
+      process = executor.start(spec)
+    } catch (error) {
+      rememberRunnerFailure(error, spec, call, owner)
+      return failureResult(error, call)
+    }
+    try {
+      const job = await jobs.start({
+        process,
+        command: spec.command,
+        workdir: spec.workdir,
+        owner,
+        callId: call.callId,
+      })
+      failures.noteCall(owner)
+      return { content: startedText(job), isError: false, job }
+    } catch (error) {
+      // Nothing may keep running that no job runtime owns.
+      process.kill()
+      return toolError(
+        `the jobs runtime refused the job: ${error instanceof Error ? error.message : String(error)}`,
+        'JOBS_FAILED',
+      )
+    }
+  }
+
   return {
     name: 'bash',
     description: DESCRIPTION + (sandboxed ? SANDBOX_DESCRIPTION : ''),
-    inputSchema: z.toJSONSchema(schema) as Record<string, unknown>,
+    inputSchema: modelInputSchema(offered),
     async execute(raw, call) {
-      const parsed = lenient.safeParse(raw)
-      if (!parsed.success) {
-        return fail(
-          `invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
-          'INVALID_ARGUMENTS',
-        )
-      }
-      const args = parsed.data
+      checkToolCall(call)
+      const parsed = parseArguments(accepted, raw)
+      if (!parsed.ok) return parsed.error
+      const args = parsed.args
       if (!sandboxed && (args.sandbox_permissions !== undefined || args.justification !== undefined)) {
-        return fail(ESCALATION_TEXTS.notAvailable, 'INVALID_ESCALATION')
+        return toolError(ESCALATION_TEXTS.notAvailable, 'INVALID_ESCALATION')
       }
       const check = validateEscalationArgs(args)
-      if (!check.ok) return fail(check.error, 'INVALID_ESCALATION')
-      const defaultMode = options.executor.sandboxMode
-      const effective = call.sessionMode ?? defaultMode
+      if (!check.ok) return toolError(check.error, 'INVALID_ESCALATION')
+
+      const owner: JobOwner = { sessionId: call.sessionId, agent: call.agent }
+      const root = canonicalPath(call.cwd ?? context.workspaceRoot)
+      const workdir =
+        args.workdir === undefined ? root : isAbsolute(args.workdir) ? args.workdir : resolvePath(root, args.workdir)
+      const background = args.run_in_background === true
+      const defaultMode = executor.sandboxMode
+      const currentMode = call.sessionMode ?? defaultMode
+
       let approvedMode: SandboxMode | undefined
-      if (check.escalation && effective !== undefined) {
+      if (check.escalation && currentMode !== undefined) {
         const target = check.escalation.mode
-        const notWider = wideningError(effective, target)
-        if (notWider) return fail(notWider, 'ESCALATION_NOT_WIDER')
-        if (!options.approval) return fail(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
-        if (call.agent === undefined) return fail(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
-        const outcome = await options.approval.request({
+        const notWider = wideningError(currentMode, target)
+        if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
+        if (!approval) return toolError(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
+        if (call.agent === undefined) return toolError(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
+        const outcome = await approval.request({
           agent: call.agent,
           toolName: 'bash',
           callId: call.callId,
           reason: ESCALATION_TEXTS.approvalReason(target, check.escalation.justification),
           signal: call.signal,
+          command: args.command,
+          workdir,
+          currentMode,
+          requestedMode: target,
+          justification: check.escalation.justification,
+          runInBackground: background,
+          precedingFailure: failures.precedingFailure(owner, args.command),
+          sessionId: call.sessionId,
         })
         const decided = escalationOutcome(target, outcome)
-        if (!decided.granted) return fail(decided.error, 'ESCALATION_REFUSED')
+        if (!decided.granted) return toolError(decided.error, 'ESCALATION_REFUSED')
         approvedMode = decided.mode
       }
-      if (call.signal?.aborted) return fail('tool call aborted', 'TOOL_ABORTED') // nothing spawns after a late abort
-      const workdir =
-        args.workdir === undefined
-          ? options.workspaceRoot
-          : isAbsolute(args.workdir)
-            ? args.workdir
-            : resolvePath(options.workspaceRoot, args.workdir)
-      let result: ShellRunResult
+      // Nothing spawns after a late abort (also not a background job: it is checked before it starts).
+      if (call.signal?.aborted) return toolError('tool call aborted', 'TOOL_ABORTED')
+
+      let spec: ShellExecSpec
       try {
         const sandboxPolicy = sandboxed
           ? resolvePolicy({
               cwd: workdir,
-              workspaceRoot: options.workspaceRoot,
+              workspaceRoot: root,
               defaultMode,
               sessionMode: call.sessionMode,
               approvedMode,
               sessionId: call.sessionId,
             })
           : undefined
-        const spec = options.executor.resolve({
+        const execution: ToolExecution = { sessionId: call.sessionId, callId: call.callId, agent: call.agent }
+        spec = executor.resolve({
           command: args.command,
           workdir,
-          timeoutMs: args.timeout_ms,
-          signal: call.signal,
+          // A background job has no timeout, and its cancellation is job_kill, not this call's signal.
+          timeoutMs: background ? undefined : args.timeout_ms,
+          signal: background ? undefined : call.signal,
           sandboxPolicy,
+          execution,
+          dshEnv: context.shellEnv?.collect(execution),
         })
-        result = await options.executor.run(spec)
       } catch (error) {
-        if (call.signal?.aborted) return fail('tool call aborted', 'TOOL_ABORTED')
-        const message = error instanceof Error ? error.message : String(error)
-        if (isSandboxUnavailableError(error)) return fail(message, 'SANDBOX_UNAVAILABLE')
-        if (isSpawnError(error)) return fail(`spawn failed: ${message}`, 'SPAWN_FAILED')
-        return fail(message, 'TOOL_FAILED')
+        return failureResult(error, call)
       }
-      if (result.aborted) return { ...fail('tool call aborted', 'TOOL_ABORTED'), result }
-      // The hint is offered only where a retry could succeed: a wider mode exists and approvals can be asked.
-      const ranUnder = result.sandbox?.mode
-      const canWiden =
-        ranUnder !== undefined && narrowestWiderMode(ranUnder) !== undefined && options.approval !== undefined
-      return { content: renderResult(result, { escalationHint: canWiden }), isError: false, result }
+      return background ? startJob(spec, call, owner) : runForeground(spec, call, owner)
     },
   }
+}
+
+/** Builds the bash tool alone (its background jobs go to `options.jobs`); see createBashTools for the job tools. */
+export function createBashTool(options: BashToolOptions): BashTool {
+  return bashToolIn(bashToolContext(options))
 }

@@ -5,8 +5,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApprovalOutcome } from '../../src/policy/widen.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
-import type { ApprovalRequest } from '../../src/tool/approval.js'
+import { describeApprovalRequest, type ApprovalRequest } from '../../src/tool/approval.js'
 import { createBashTool } from '../../src/tool/bash-tool.js'
 import { requireBackend } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
@@ -35,6 +36,7 @@ describe('bash tool, unsandboxed', () => {
   it('has no escalation fields; renders output and markers; nonzero exits are not errors', async () => {
     expect(Object.keys((tool.inputSchema as { properties: object }).properties).sort()).toEqual([
       'command',
+      'run_in_background',
       'timeout_ms',
       'workdir',
     ])
@@ -56,12 +58,28 @@ describe('bash tool, unsandboxed', () => {
     expect(await tool.execute({ command: 'true', workdir: 'missing' }, call)).toMatchObject({
       isError: true,
       code: 'SPAWN_FAILED',
+      content: `spawn failed: chdir: ENOENT (${join(root, 'missing')})`,
     })
   })
 
   it('never forwards env or stdin from model arguments', async () => {
     const r = await tool.execute({ command: 'echo "[$SMUGGLED]"; cat', env: { SMUGGLED: 'x' }, stdin: 'typed' }, call)
     expect(r.content).toBe('[]\n')
+  })
+
+  it("the executor's own env registry sees the tool call (session, call id, agent)", async () => {
+    const registry = new ShellEnvRegistry()
+    registry.register({
+      name: 'call',
+      variables: [{ key: 'DSH_CALL', description: 'agent/call of the tool call' }],
+      resolve: (execution) => ({ DSH_CALL: `${execution.agent}/${execution.callId}` }),
+    })
+    const own = createBashTool({ executor: new LocalShellExecutor({ cwd: root, env: registry }), workspaceRoot: root })
+    const r = await own.execute(
+      { command: 'echo "$DSH_SESSION_ID $DSH_CALL"' },
+      { callId: 'c7', agent: 'ag', sessionId: 's9' },
+    )
+    expect(r.content).toBe('s9 ag/c7\n')
   })
 
   it('an abort is TOOL_ABORTED; escalation fields are refused without a sandbox', async () => {
@@ -139,6 +157,14 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
         callId: 'retry-7',
         reason: 'escalate sandbox to workspace-write: the build writes its output',
         signal: undefined,
+        command: `echo x > ${file}`,
+        workdir: root,
+        currentMode: 'read-only',
+        requestedMode: 'workspace-write',
+        justification: 'the build writes its output',
+        runInBackground: false,
+        precedingFailure: undefined,
+        sessionId: undefined,
       },
     ])
     // Nothing is remembered: the next call is read-only again.
@@ -148,6 +174,86 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
     ).toBe(true)
     expect(existsSync(again)).toBe(false)
   })
+
+  it.skipIf(!usable)(
+    'a full round trip: a real denial, then an approval a person can judge, then the retry under the wider mode',
+    async () => {
+      const asked: ApprovalRequest[] = []
+      const prompts: string[] = []
+      // The harness's approval port: it shows the request to the user; this user approves once.
+      const approval = {
+        request: async (r: ApprovalRequest) => {
+          asked.push(r)
+          prompts.push(describeApprovalRequest(r))
+          return 'allowed-once' as const
+        },
+      }
+      const tool = createBashTool({ executor, workspaceRoot: root, approval })
+      const outside = scratchDir('cordon-tool-outside')
+      const file = join(outside, 'report.txt')
+      const command = `echo report > ${file}`
+      const call = { agent: 'a', sessionId: 'sess-1' }
+      const denied = await tool.execute({ command }, { ...call, callId: 'c1' })
+      expect(denied.content).toContain('[sandbox: file access denied under read-only mode]')
+      const retry = await tool.execute(
+        { command, sandbox_permissions: 'danger-full-access', justification: 'the report goes next to the data' },
+        { ...call, callId: 'c2' },
+      )
+      expect(retry).toMatchObject({ isError: false, result: { exitCode: 0, sandbox: { mode: 'danger-full-access' } } })
+      expect(existsSync(file)).toBe(true)
+      expect(asked).toEqual([
+        {
+          agent: 'a',
+          toolName: 'bash',
+          callId: 'c2',
+          reason: 'escalate sandbox to danger-full-access: the report goes next to the data',
+          signal: undefined,
+          command,
+          workdir: root,
+          currentMode: 'read-only',
+          requestedMode: 'danger-full-access',
+          justification: 'the report goes next to the data',
+          runInBackground: false,
+          sessionId: 'sess-1',
+          precedingFailure: {
+            kind: 'denied',
+            callId: 'c1',
+            command,
+            workdir: root,
+            mode: 'read-only',
+            paths: [file],
+            jobId: undefined,
+            sameCommand: true,
+            callsSince: 0,
+          },
+        },
+      ])
+      expect(prompts[0]).toBe(
+        [
+          'Allow this command to run under danger-full-access instead of read-only?',
+          `  command: ${command}`,
+          `  in: ${root}`,
+          '  why: the report goes next to the data',
+          `  before: the sandbox denied writing ${file} under read-only, in the previous call (this same command)`,
+        ].join('\n'),
+      )
+      // A different command after an unrelated call: the approval still names the denial, and says so.
+      await tool.execute({ command: 'true' }, { ...call, callId: 'c3' })
+      await tool.execute(
+        { command: 'echo other > x', sandbox_permissions: 'workspace-write', justification: 'needed' },
+        { ...call, callId: 'c4' },
+      )
+      expect(asked[1]?.precedingFailure).toMatchObject({ callId: 'c1', sameCommand: false, callsSince: 2 })
+      expect(prompts[1]).toMatch(/in a call 3 calls ago \(a different command: echo report > /)
+      // Another session's history is its own.
+      await tool.execute(
+        { command, sandbox_permissions: 'workspace-write', justification: 'needed' },
+        { agent: 'a', sessionId: 'sess-2', callId: 'c5' },
+      )
+      expect(asked[2]?.precedingFailure).toBeUndefined()
+      expect(prompts[2]).toMatch(/no sandbox denial or runner failure came before it in this session$/)
+    },
+  )
 
   it.skipIf(!usable)(
     'refusals: rejected, cancelled, unavailable; no service; no agent; not wider (without asking)',

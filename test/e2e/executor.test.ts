@@ -1,15 +1,20 @@
 // LocalShellExecutor against real processes and the real sandbox: the reference's bash-local
 // and bash-sandbox scenarios (defaults, caps, deadlines, background jobs, sandbox facts).
-import { existsSync, writeFileSync } from 'node:fs'
+import { spawn as nodeSpawn } from 'node:child_process'
+import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/policy/errors.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { isCommandAbortedError } from '../../src/shell/command-aborted-error.js'
 import { LocalShellExecutor } from '../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
+import type { ToolExecution } from '../../src/shell/types.js'
+import { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from '../../src/subprocess/default-runtime.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { requireBackend } from '../support/backends.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
+import { invalid } from '../support/invalid.js'
 import { scratchDir } from '../support/scratch.js'
 
 const root = scratchDir('cordon-exec')
@@ -31,8 +36,13 @@ describe('unsandboxed executor: defaults and caps', () => {
 
   it('rejects a bad timeout and bad options clearly', () => {
     for (const timeoutMs of [0, -5, NaN, Infinity]) {
-      expect(() => ex.resolve({ command: 'true', timeoutMs })).toThrow(/timeoutMs must be a positive finite number/)
+      expect(invalid(() => ex.resolve({ command: 'true', timeoutMs })).issues).toEqual([
+        'request.timeoutMs: must be a positive finite number',
+      ])
     }
+    expect(invalid(() => ex.resolve({ command: 'true', stdoutMaxBytes: 1.5 })).issues).toEqual([
+      'request.stdoutMaxBytes: must be a positive whole number of bytes',
+    ])
     let error: unknown
     try {
       new LocalShellExecutor({ timeoutMs: -1, graceMs: 0, cwd: 'relative' })
@@ -74,6 +84,29 @@ describe('unsandboxed executor: defaults and caps', () => {
     expect(r.stdout.text).toBe('1\n')
   })
 
+  it('collects DSH_* from the execution the call describes, also unsandboxed and in the background', async () => {
+    const registry = new ShellEnvRegistry()
+    const seen: ToolExecution[] = []
+    registry.register({
+      name: 'call-probe',
+      variables: [{ key: 'DSH_CALL', description: 'the calling agent and tool call' }],
+      resolve: (execution) => {
+        seen.push(execution)
+        return { DSH_CALL: `${execution.agent}/${execution.callId}` }
+      },
+    })
+    const withRegistry = new LocalShellExecutor({ cwd: root, env: registry })
+    const execution = { sessionId: 's-1', callId: 'call-9', agent: 'planner' }
+    const command = 'echo "$DSH_SESSION_ID $DSH_CALL"'
+    const r = await withRegistry.run(withRegistry.resolve({ command, execution }))
+    expect(r.stdout.text).toBe('s-1 planner/call-9\n')
+    const job = withRegistry.start(withRegistry.resolve({ command, execution }))
+    await job.done
+    expect(job.readOutput().delta).toBe('s-1 planner/call-9\n')
+    expect(seen).toEqual([execution, execution])
+    await withRegistry.dispose()
+  })
+
   it('truncates stdout at stdoutMaxBytes with a spill path', async () => {
     const r = await ex.run(ex.resolve({ command: 'seq 1 100000', stdoutMaxBytes: 1000 }))
     expect(r.stdout.truncated).toBe(true)
@@ -107,9 +140,9 @@ describe('unsandboxed executor: defaults and caps', () => {
   it('a pre-aborted signal rejects before spawning; a bad workdir rejects', async () => {
     const ac = new AbortController()
     ac.abort(new Error('stop'))
-    await expect(ex.run(ex.resolve({ command: 'true', signal: ac.signal }))).rejects.toThrow(
-      /aborted before spawn: stop/,
-    )
+    const error = await ex.run(ex.resolve({ command: 'true', signal: ac.signal })).catch((e: unknown) => e)
+    expect(isCommandAbortedError(error)).toBe(true)
+    expect(error).toMatchObject({ code: 'ABORTED', message: 'aborted before spawn: stop', reason: ac.signal.reason })
     await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({
       name: 'SpawnError',
       stage: 'chdir',
@@ -168,8 +201,37 @@ describe('unsandboxed executor: defaults and caps', () => {
       const bad = ex.start(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))
       await bad.done
       expect(bad.status).toBe('killed')
-      expect(bad.readOutput().delta).toMatch(/^spawn failed: .*chdir/)
+      // Once, in the [stderr] section, saying what failed where (not "spawn failed: spawn failed at").
+      expect(bad.readOutput().delta).toBe(`[stderr]\nspawn failed: chdir: ENOENT (${join(root, 'missing')})\n`)
       expect(bad.readOutput().delta).toBe('')
+    })
+
+    it('a job aborted through its signal settles killed, even when it traps TERM and exits 0', async () => {
+      const ac = new AbortController()
+      const p = ex.start(ex.resolve({ command: "trap 'exit 0' TERM; echo ready; sleep 100 & wait", signal: ac.signal }))
+      let text = ''
+      expect(
+        await eventually(() => {
+          text += p.readOutput().delta
+          return text.includes('ready')
+        }),
+      ).toBe(true)
+      ac.abort()
+      await p.done
+      expect(p).toMatchObject({ status: 'killed', exitCode: 0, signal: null })
+    })
+
+    it('start() with an aborted signal returns at once; done settles killed with the reason on stderr', async () => {
+      const ac = new AbortController()
+      ac.abort(new Error('the user pressed stop'))
+      const marker = join(root, 'pre-aborted-ran')
+      const p = ex.start(ex.resolve({ command: `touch ${marker}`, signal: ac.signal }))
+      await p.done
+      expect(p).toMatchObject({ status: 'killed', exitCode: null, signal: null })
+      expect(p.kill()).toBe(false)
+      expect(p.readOutput()).toEqual({ delta: '[stderr]\naborted before spawn: the user pressed stop\n', lossy: false })
+      expect(p.readOutput().delta).toBe('')
+      expect(existsSync(marker)).toBe(false)
     })
 
     it('lossy reads point at the spill path', async () => {
@@ -182,8 +244,9 @@ describe('unsandboxed executor: defaults and caps', () => {
       await small.dispose()
     })
 
-    it('disposal of the owning runtime kills TERM-trapping jobs', async () => {
+    it('an executor-only reload leaves jobs running; disposing the shared default runtime kills them', async () => {
       const own = new LocalShellExecutor({ cwd: root, graceMs: 200 })
+      expect(own.subprocess).toBe(defaultSubprocessRuntime())
       const p = own.start(own.resolve({ command: "trap '' TERM; echo $$; sleep 100 & wait" }))
       let text = ''
       await eventually(() => {
@@ -191,9 +254,15 @@ describe('unsandboxed executor: defaults and caps', () => {
         return pidsIn(text).length > 0
       })
       await own.dispose()
+      await new Promise((r) => setTimeout(r, 300))
+      expect(p.status).toBe('running')
+      expect(alive(pidsIn(text)[0]!)).toBe(true)
+      await disposeDefaultSubprocessRuntime()
       await p.done
       expect(p.status).toBe('killed')
       expect(alive(pidsIn(text)[0]!)).toBe(false)
+      // The next executor (and this one) spawn on a fresh shared runtime.
+      expect((await own.run(own.resolve({ command: 'echo again' }))).stdout.text).toBe('again\n')
     })
 
     it('background jobs survive disposal of an executor that does not own the runtime', async () => {
@@ -205,6 +274,46 @@ describe('unsandboxed executor: defaults and caps', () => {
       expect(p.readOutput().delta).toBe('survived\n')
       await runtime.dispose()
     })
+  })
+})
+
+describe('the shared default runtime is disposed with the host', () => {
+  it('a host that exits without disposing leaves no job and no spill file behind', async () => {
+    const tmp = scratchDir('cordon-host-tmp')
+    const executorModule = join(import.meta.dirname, '..', '..', 'src', 'shell', 'executor.ts')
+    const source = `
+      import { LocalShellExecutor } from ${JSON.stringify(executorModule)}
+      const ex = new LocalShellExecutor({ cwd: '/', maxOutputBytes: 1000 })
+      const job = ex.start(ex.resolve({ command: 'echo $$ >&2; seq 1 200000; sleep 100' }))
+      let text = ''
+      let spill
+      const t = setInterval(() => {
+        const read = job.readOutput()
+        text += read.delta
+        spill ??= read.stdoutSpillPath
+        const pid = /\\[stderr\\]\\n(\\d+)\\n/.exec(text)?.[1]
+        if (pid !== undefined && spill !== undefined) {
+          clearInterval(t)
+          console.log(JSON.stringify({ pid: Number(pid), spill }))
+          process.exit(0)
+        }
+      }, 10)`
+    const hooks = join(import.meta.dirname, '..', 'fixtures', 'ts-hooks.mjs')
+    const child = nodeSpawn(process.execPath, ['--import', hooks, '--input-type=module', '-e', source], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: tmp },
+    })
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk)
+    })
+    const code = await new Promise((r) => child.on('exit', r))
+    expect(code).toBe(0)
+    const { pid, spill } = JSON.parse(out) as { pid: number; spill: string }
+    expect(spill.startsWith(tmp)).toBe(true)
+    expect(await eventually(() => !alive(pid), 5000)).toBe(true)
+    expect(existsSync(spill)).toBe(false)
+    expect(readdirSync(tmp).filter((name) => name.startsWith('cordon-spill-'))).toEqual([])
   })
 })
 
@@ -363,7 +472,7 @@ describe('sandboxed executor: facts of every run', async () => {
       await job.done
       expect(job.status).toBe('killed')
       expect(job.sandbox).toMatchObject({ mode: 'read-only', denied: false, runnerFailed: true })
-      expect(job.readOutput().delta).toMatch(/^spawn failed: .*refusing to run the command unconfined/)
+      expect(job.readOutput().delta).toMatch(/^\[stderr\]\nspawn failed: .*refusing to run the command unconfined/)
       expect(existsSync(target)).toBe(false)
       await failing.dispose()
     },
@@ -392,6 +501,13 @@ describe('sandboxed executor: facts of every run', async () => {
     expect(() => closed.start(closed.resolve({ command: `echo x > ${target}` }))).toThrow(
       /refusing to run the command unconfined/,
     )
+    // An already-aborted call stays a cancellation, not a sandbox error.
+    const ac = new AbortController()
+    ac.abort()
+    const cancelled = closed.start(closed.resolve({ command: `echo x > ${target}`, signal: ac.signal }))
+    await cancelled.done
+    expect(cancelled.status).toBe('killed')
+    expect(cancelled.readOutput().delta).toMatch(/^\[stderr\]\naborted before spawn: /)
     expect(existsSync(target)).toBe(false)
     await closed.dispose()
     await none.dispose()

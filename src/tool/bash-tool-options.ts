@@ -1,0 +1,92 @@
+/**
+ * What createBashTool and createBashTools accept, checked with zod at the boundary: a missing or
+ * wrong option is an InvalidRequestError naming the field, never a TypeError from inside a call.
+ */
+import path from 'node:path'
+import { z } from 'zod'
+import { InvalidRequestError } from '../policy/errors.js'
+import { SANDBOX_MODES } from '../policy/vocabulary.js'
+import type { ShellEnvRegistry } from '../shell/env-registry.js'
+import type { ShellExecutor } from '../shell/types.js'
+import type { Approval } from './approval.js'
+import { InMemoryJobs } from './in-memory-jobs.js'
+import type { Jobs } from './jobs.js'
+import { SandboxFailureMemory } from './sandbox-failure-memory.js'
+
+/** Options of createBashTool / createBashTools. */
+export interface BashToolOptions {
+  /** Runs the commands; the escalation fields are offered iff it confines (`sandboxMode` defined). */
+  executor: ShellExecutor
+  /** Asked before a strictly-wider retry; absent: a requested escalation fails without prompting. */
+  approval?: Approval | undefined
+  /** Workspace root of calls that bring no session cwd (absolute); default `process.cwd()`. */
+  workspaceRoot?: string | undefined
+  /** Owns background job ids and ownership; default: a fresh InMemoryJobs. */
+  jobs?: Jobs | undefined
+  /** Collects each call's `DSH_*` snapshot (seed 000's ctx.shellEnv); absent: the executor's own registry, if any. */
+  shellEnv?: Pick<ShellEnvRegistry, 'collect'> | undefined
+}
+
+const method = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' })
+
+/** An object with the given methods (class instances included: methods are read through the prototype). */
+function withMethods(names: readonly string[], what: string, extra: z.ZodRawShape = {}) {
+  return z.looseObject(Object.fromEntries([...names.map((n) => [n, method] as const), ...Object.entries(extra)]), {
+    error: (issue) => (issue.input === undefined ? `required (${what})` : `must be ${what}`),
+  })
+}
+
+const OptionsSchema = z.strictObject(
+  {
+    executor: withMethods(['resolve', 'run', 'start'], 'a ShellExecutor: resolve, run, start', {
+      sandboxMode: z
+        .enum(SANDBOX_MODES, { error: `must be undefined or one of ${SANDBOX_MODES.join(', ')}` })
+        .optional(),
+    }),
+    approval: withMethods(['request'], 'an Approval: request').optional(),
+    workspaceRoot: z
+      .string({ error: 'must be an absolute path' })
+      .refine((p) => path.isAbsolute(p), { error: (i) => `must be an absolute path, got ${JSON.stringify(i.input)}` })
+      .optional(),
+    jobs: withMethods(['start', 'output', 'kill', 'list'], 'a Jobs port: start, output, kill, list').optional(),
+    shellEnv: withMethods(['collect'], 'a ShellEnvRegistry: collect').optional(),
+  },
+  { error: 'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv? })' },
+)
+
+/** Throws InvalidRequestError listing every missing, wrong or unknown option, each by name. */
+export function checkBashToolOptions(options: unknown): asserts options is BashToolOptions {
+  const parsed = OptionsSchema.safeParse(options)
+  if (parsed.success) return
+  const issues = parsed.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => `(root): unknown option ${JSON.stringify(k)}`)
+    const where = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')
+    return [`${where}: ${issue.message}`]
+  })
+  throw new InvalidRequestError(issues, { context: 'invalid bash tool options', cause: parsed.error })
+}
+
+/** What the tools of one set share: the checked options, filled, and the set's own state. */
+export interface BashToolContext {
+  executor: ShellExecutor
+  approval: Approval | undefined
+  /** Absolute; the root of calls without a session cwd. */
+  workspaceRoot: string
+  jobs: Jobs
+  shellEnv: Pick<ShellEnvRegistry, 'collect'> | undefined
+  /** The last sandbox failure per owner, for approvals. */
+  failures: SandboxFailureMemory
+}
+
+/** Checks `options` (see checkBashToolOptions) and fills the defaults of one tool set. */
+export function bashToolContext(options: BashToolOptions): BashToolContext {
+  checkBashToolOptions(options)
+  return {
+    executor: options.executor,
+    approval: options.approval,
+    workspaceRoot: options.workspaceRoot ?? process.cwd(),
+    jobs: options.jobs ?? new InMemoryJobs(),
+    shellEnv: options.shellEnv,
+    failures: new SandboxFailureMemory(),
+  }
+}
