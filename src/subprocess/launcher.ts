@@ -81,7 +81,11 @@ export function launch(request: LaunchRequest, fds: readonly number[]): Launched
     const reply = decodeLaunchReply(answer.reply)
     if (!reply.ok) {
       for (const fd of answer.fds) native.closeFd(fd)
-      throw spawnFailure(reply.stage, reply.errno, reply.stage === 'exec' ? request.path : undefined)
+      throw spawnFailure(
+        reply.stage,
+        reply.errno,
+        reply.stage === 'exec' ? request.path : reply.stage === 'chdir' ? request.cwd : undefined,
+      )
     }
     const [pidfd, statusFd, ...pipes] = answer.fds
     if (pidfd === undefined || statusFd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')

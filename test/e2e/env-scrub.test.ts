@@ -2,11 +2,11 @@
 // by value shape) do not reach a spawned or confined command, while commit identity, the shell's
 // directories and the caller's explicit entries do. Control: the same child spawned with the raw
 // host environment sees every planted secret, so the host really held them.
+import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessEnvironmentMode, SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 import { describeWithBackend } from '../support/backends.js'
-import { runSpec } from '../support/run-confined.js'
 import { scratchDir } from '../support/scratch.js'
 
 // Values are assembled here so no literal in the repository reads as a live token.
@@ -100,7 +100,8 @@ function expectScrubbed(env: Map<string, string>, raw: string): void {
 
 describe('a spawned child', () => {
   it('control: with the raw host environment it sees every planted secret', async () => {
-    const r = await runSpec({ ...spec('/'), stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' } })
+    // A plain child_process child gets the host environment unscrubbed.
+    const r = spawnSync(spec('/').argv[0]!, spec('/').argv.slice(1), { encoding: 'utf8' })
     const env = parseEnv(r.stdout)
     for (const [name, value] of Object.entries(planted)) expect(env.get(name), name).toBe(value)
   })
