@@ -33,6 +33,7 @@
         "native/exec-main.cc",
         "native/zygote.cc",
         "native/launch.cc",
+        "native/launch-reply.cc",
         "native/launch-spec.cc",
         "native/supervisor.cc",
         "native/tree.cc",

@@ -67,6 +67,22 @@ bool become(const ConfinementPlan& plan, int* err) {
 
 }  // namespace
 
+const char* prepare_launcher(const ConfinementPlan& plan, int* err) {
+  if (plan.drop_bounding && !drop_bounding_set(plan, err)) return kStageCaps;
+  if (plan.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    *err = errno;
+    return kStageNoNewPrivs;
+  }
+  if (plan.filter != nullptr) {
+    sock_fprog prog = {plan.filter_len, const_cast<sock_filter*>(plan.filter)};
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+      *err = errno;
+      return kStageSeccomp;
+    }
+  }
+  return nullptr;
+}
+
 const char* apply_confinement(const ConfinementPlan& plan, int* err) {
   for (int i = 0; i < plan.rlimit_count; i++) {
     struct rlimit limit = {static_cast<rlim_t>(plan.rlimits[i].soft), static_cast<rlim_t>(plan.rlimits[i].hard)};

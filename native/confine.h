@@ -34,6 +34,12 @@ struct ConfinementPlan {
   uint16_t filter_len = 0;
 };
 
+// The part of a plan a launcher applies to itself once, so every command it starts inherits it
+// instead of paying for it per spawn: the bounding set and locked securebits (drop_bounding),
+// no_new_privs, and the seccomp program (attached, and JIT-compiled, once). Returns nullptr or
+// the failed stage (errno in *err).
+const char* prepare_launcher(const ConfinementPlan& plan, int* err);
+
 // Runs inside the CLONE_VM child: raw syscalls only. Returns nullptr on success, else the stage
 // name that failed (errno of the failure stored in *err).
 const char* apply_confinement(const ConfinementPlan& plan, int* err);

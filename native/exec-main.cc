@@ -1,6 +1,10 @@
 // cordon-exec: the helper executable.
 //
-//   cordon-exec zygote --control-fd N [--host-pid PID]    the launcher (one per Node host thread)
+//   cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding --cap-last N]
+//                      [--no-new-privs] [--seccomp-hex HEX]
+//                                                         a launcher (one per Node host thread and
+//                                                         kind of run: what it applies to itself,
+//                                                         its runs inherit)
 //   cordon-exec init [options] -- PROGRAM [ARGS...]       one supervised, confined run from argv
 //                                                         (under bwrap, and as a terminal's session
 //                                                         leader under node-pty)
@@ -19,6 +23,9 @@
 #include <string.h>
 
 #include <string>
+#include <vector>
+
+#include <linux/filter.h>
 
 #include "canary.h"
 #include "launch-spec.h"
@@ -32,13 +39,14 @@ constexpr const char* kVersion = "cordon-exec 0.2.0";
 constexpr int kUsageExit = 125;  // our own failure, distinct from any command's exit
 
 int usage(const std::string& why) {
-  fprintf(stderr,
-          "cordon-exec: %s\n"
-          "usage: cordon-exec zygote --control-fd N [--host-pid PID]\n"
-          "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
-          "       cordon-exec canary DIR HOST_PID\n"
-          "       cordon-exec --version\n",
-          why.c_str());
+  fprintf(
+      stderr,
+      "cordon-exec: %s\n"
+      "usage: cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding] [--no-new-privs] [--seccomp-hex H]\n"
+      "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
+      "       cordon-exec canary DIR HOST_PID\n"
+      "       cordon-exec --version\n",
+      why.c_str());
   return kUsageExit;
 }
 
@@ -51,29 +59,58 @@ bool parse_int(const char* s, long min, long max, long* out) {
   return true;
 }
 
+bool decode_hex(const char* hex, std::vector<sock_filter>* out) {
+  size_t len = strlen(hex);
+  if (len == 0 || len % 16 != 0) return false;
+  std::vector<unsigned char> bytes(len / 2);
+  for (size_t i = 0; i < bytes.size(); i++) {
+    unsigned int v = 0;
+    if (sscanf(hex + 2 * i, "%2x", &v) != 1) return false;
+    bytes[i] = static_cast<unsigned char>(v);
+  }
+  out->resize(bytes.size() / sizeof(sock_filter));
+  memcpy(out->data(), bytes.data(), bytes.size());
+  return out->size() <= BPF_MAXINSNS;
+}
+
 int zygote_main(int argc, char** argv) {
-  long control = -1, host = 0;
+  long control = -1, host = 0, cap_last = 40;
+  cordon::ConfinementPlan self;
+  std::vector<sock_filter> filter;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--control-fd") == 0 && i + 1 < argc && parse_int(argv[i + 1], 0, INT_MAX, &control)) {
       i++;
     } else if (strcmp(argv[i], "--host-pid") == 0 && i + 1 < argc && parse_int(argv[i + 1], 1, INT_MAX, &host)) {
+      i++;
+    } else if (strcmp(argv[i], "--cap-last") == 0 && i + 1 < argc && parse_int(argv[i + 1], 0, 63, &cap_last)) {
+      i++;
+    } else if (strcmp(argv[i], "--drop-bounding") == 0) {
+      self.drop_bounding = true;
+    } else if (strcmp(argv[i], "--no-new-privs") == 0) {
+      self.no_new_privs = true;
+    } else if (strcmp(argv[i], "--seccomp-hex") == 0 && i + 1 < argc && decode_hex(argv[i + 1], &filter)) {
       i++;
     } else {
       return usage(std::string("bad zygote argument ") + argv[i]);
     }
   }
   if (control < 0) return usage("zygote needs --control-fd");
-  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host));
+  self.cap_last = static_cast<int>(cap_last);
+  if (!filter.empty()) {
+    self.filter = filter.data();
+    self.filter_len = static_cast<uint16_t>(filter.size());
+  }
+  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self);
 }
 
 int init_main(int argc, char** argv) {
   cordon::LaunchSpec spec;
-  int status_fd = -1;
+  cordon::StartChannel start;
   std::string error;
-  if (!cordon::parse_init_argv(argc, argv, &spec, &status_fd, &error)) return usage(error);
+  if (!cordon::parse_init_argv(argc, argv, &spec, &start.status_fd, &error)) return usage(error);
   cordon::SpawnContext ctx;
   if (!cordon::spawn_context_init(&ctx)) return usage("cannot prepare the spawn context");
-  cordon::run_supervised(&ctx, &spec, status_fd, -1);
+  cordon::run_supervised(&ctx, &spec, start);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <vector>
@@ -22,30 +23,52 @@ extern char** environ;
 namespace cordon {
 namespace {
 
-void report_start(int* ready_fd, int* status_fd, int error, const char* stage, pid_t pid) {
-  if (*ready_fd >= 0) {
-    StartRecord record;
-    record.error = error;
-    record.command_pid = pid;
-    if (stage != nullptr) snprintf(record.stage, sizeof record.stage, "%s", stage);
-    write_full(*ready_fd, &record, sizeof record);
-    close(*ready_fd);
-    *ready_fd = -1;
+void report_start(StartChannel* start, int error, const char* stage, pid_t pid) {
+  if (start->control_fd >= 0) {
+    // The launcher learns first that the reply is on its way (a supervisor that dies before
+    // telling it is answered for by the launcher), then the host gets it straight from us.
+    LauncherEvent event = {static_cast<int32_t>(getpid()), kEventReplying};
+    write_full(start->events_fd, &event, sizeof event);
+    close(start->events_fd);
+    start->events_fd = -1;
+    std::vector<int> fds;
+    int self = -1;
+    if (error == 0) {
+      self = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+      if (self < 0) error = errno;
+    }
+    if (error == 0) {
+      fds.push_back(self);
+      for (int fd : start->host_fds)
+        fds.push_back(fd);
+    }
+    send_reply(start->control_fd, error, error == 0 ? nullptr : (stage != nullptr ? stage : kStageLauncher), getpid(),
+               pid, fds.data(), static_cast<int>(fds.size()));
+    if (self >= 0) close(self);
+    for (int fd : start->host_fds)
+      close(fd);
+    start->host_fds.clear();
+    close(start->control_fd);
+    start->control_fd = -1;
+    if (error != 0 && start->status_fd >= 0) {
+      close(start->status_fd);
+      start->status_fd = -1;
+    }
     return;
   }
   char line[96];
   if (error == 0) {
     snprintf(line, sizeof line, "started %d\n", static_cast<int>(pid));
-    if (*status_fd >= 0) write_full(*status_fd, line, strlen(line));  // the status fd stays open
+    if (start->status_fd >= 0) write_full(start->status_fd, line, strlen(line));  // the status fd stays open
   } else {
     snprintf(line, sizeof line, "error %s %d\n", stage, error);
-    report_line(status_fd, line);
+    report_line(&start->status_fd, line);
   }
 }
 
-[[noreturn]] void fail_start(int* ready_fd, int* status_fd, const char* stage, int error) {
-  report_start(ready_fd, status_fd, error, stage, -1);
-  if (*status_fd >= 0) close(*status_fd);
+[[noreturn]] void fail_start(StartChannel* start, const char* stage, int error) {
+  report_start(start, error, stage, -1);
+  if (start->status_fd >= 0) close(start->status_fd);
   _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);
 }
 
@@ -74,35 +97,44 @@ std::vector<char*> c_array(std::vector<std::string>& strings) {
 
 }  // namespace
 
-void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int ready_fd) {
+int become_supervisor(bool terminal, pid_t expected_parent) {
   // Our own session (a terminal's supervisor already leads the terminal's), so no signal meant
   // for the launcher's group reaches the run, and the host's group signals never reach us.
-  if (!spec->terminal) setsid();
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
-  if (prctl(PR_SET_PDEATHSIG, pdeath_signal(), 0, 0, 0) != 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
+  if (!terminal) setsid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return -errno;
+  if (prctl(PR_SET_PDEATHSIG, pdeath_signal(), 0, 0, 0) != 0) return -errno;
   // The death signal covers deaths after the prctl only; a parent already gone shows as a new
   // parent. Nothing has started yet, so nothing is left behind.
-  if (spec->expected_parent > 0 && getppid() != spec->expected_parent)
-    fail_start(&ready_fd, &status_fd, kStageLauncher, ESRCH);
+  if (expected_parent > 0 && getppid() != expected_parent) return -ESRCH;
   int sfd = block_supervisor_signals();
-  if (sfd < 0) fail_start(&ready_fd, &status_fd, kStageLauncher, errno);
+  if (sfd < 0) return -errno;
   signal(SIGPIPE, SIG_IGN);  // a status reader that went away must not kill us
-  if (spec->terminal) {
+  if (terminal) {
     // Job control in the command's terminal must never stop its supervisor.
     signal(SIGTTOU, SIG_IGN);
     signal(SIGTTIN, SIG_IGN);
     signal(SIGTSTP, SIG_IGN);
   }
-  if (status_fd >= 0) fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+  return sfd;
+}
+
+void run_supervised(SpawnContext* ctx, LaunchSpec* spec, StartChannel start) {
+  int sfd = become_supervisor(spec->terminal, spec->expected_parent);
+  if (sfd < 0) fail_start(&start, kStageLauncher, -sfd);
+  supervise_run(ctx, spec, start, sfd);
+}
+
+void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int sfd) {
+  if (start.status_fd >= 0) fcntl(start.status_fd, F_SETFD, FD_CLOEXEC);
 
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
-  if (rc != 0) fail_start(&ready_fd, &status_fd, kStageNamespace, -rc);
+  if (rc != 0) fail_start(&start, kStageNamespace, -rc);
 
   ConfinementPlan plan = spec->plan;
   int built_ruleset = -1;
   if (spec->build_ruleset) {
     built_ruleset = build_ruleset(*spec);
-    if (built_ruleset < 0) fail_start(&ready_fd, &status_fd, kStageLandlock, -built_ruleset);
+    if (built_ruleset < 0) fail_start(&start, kStageLandlock, -built_ruleset);
     plan.landlock_ruleset_fd = built_ruleset;
   } else if (spec->ruleset_fd >= 0) {
     plan.landlock_ruleset_fd = spec->ruleset_fd;
@@ -129,6 +161,8 @@ void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int read
   }
   req.session = spec->terminal ? SessionMode::NewGroup : SessionMode::NewSession;
   req.foreground_tty = spec->terminal ? 0 : -1;
+  // Our own handlers are default but for these (the command must not inherit SIG_IGN).
+  req.reset_signals = 1ULL << (SIGPIPE - 1) | 1ULL << (SIGTTOU - 1) | 1ULL << (SIGTTIN - 1) | 1ULL << (SIGTSTP - 1);
   req.plan = spec->confined ? &plan : nullptr;
 
   SpawnResult result;
@@ -139,7 +173,7 @@ void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int read
   for (int i = 0; i < 3; i++) {
     if (spec->stdio_fds[i] >= 0) close(spec->stdio_fds[i]);
   }
-  if (!started) fail_start(&ready_fd, &status_fd, result.stage, result.error);
+  if (!started) fail_start(&start, result.stage, result.error);
   close(result.pidfd);  // reaped through waitpid(-1) like every other member of the tree
   if (spec->inherit_stdio) {
     // Our stdio is the command's (argv mode): let go of it, so the command's readers see EOF as
@@ -151,10 +185,10 @@ void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int read
       close(null_fd);
     }
   }
-  report_start(&ready_fd, &status_fd, 0, nullptr, result.pid);
+  report_start(&start, 0, nullptr, result.pid);
   SupervisorOptions options;
   options.signal_fd = sfd;
-  options.status_fd = status_fd;
+  options.status_fd = start.status_fd;
   options.grace_ms = spec->grace_ms;
   options.background = spec->background;
   supervise(options, result.pid);

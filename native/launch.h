@@ -3,20 +3,23 @@
 // fork the command (which confines itself and execs), report the start, then supervise.
 #pragma once
 
+#include "launch-reply.h"
 #include "launch-spec.h"
 #include "spawn.h"
 
 namespace cordon {
 
-// The start report a supervisor sends its launcher over the ready pipe.
-struct StartRecord {
-  int32_t error = 0;  // 0: started
-  char stage[16] = {0};
-  int32_t command_pid = -1;
-};
+// Makes this process a run's supervisor before any request is known (subreaper, parent-death
+// signal, its own session unless `terminal`, the handled signals blocked): returns the signalfd,
+// or -errno.
+int become_supervisor(bool terminal, pid_t expected_parent);
 
-// Runs the whole supervised life of one command. `ready_fd` >= 0 receives a StartRecord (the
-// zygote path); otherwise the start goes to `status_fd` as "started PID" / "error STAGE ERRNO".
-[[noreturn]] void run_supervised(SpawnContext* ctx, LaunchSpec* spec, int status_fd, int ready_fd);
+// The rest of a supervised run, once this process is a supervisor (`signal_fd` from
+// become_supervisor): namespaces, the ruleset, the command, the start report, supervision.
+[[noreturn]] void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int signal_fd);
+
+// Runs the whole supervised life of one command (argv mode): its start is told through `start`
+// (a reply to the host in launcher mode, a status line in argv mode), its end on `status_fd`.
+[[noreturn]] void run_supervised(SpawnContext* ctx, LaunchSpec* spec, StartChannel start);
 
 }  // namespace cordon

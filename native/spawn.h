@@ -42,6 +42,7 @@ struct SpawnRequest {
   Slot slots[kMaxChildFds];
   SessionMode session = SessionMode::NewSession;
   int foreground_tty = -1;                // NewGroup only: the child fd of a terminal whose foreground group it becomes
+  uint64_t reset_signals = 0;             // handlers the child resets (bit n-1 for signal n); 0: every one
   const ConfinementPlan* plan = nullptr;  // NULL: unconfined
 };
 

@@ -6,9 +6,14 @@
 
 #include <sys/types.h>
 
+#include "confine.h"
+
 namespace cordon {
 
-// Serves requests on `control_fd` until the host closes it; never returns.
-[[noreturn]] void run_zygote(int control_fd, pid_t host_pid);
+// Serves requests on `control_fd` until the host closes it; never returns. A launcher for one
+// kind of confined run first applies `self` to itself (bounding set, no_new_privs, the seccomp
+// program), so its runs inherit them instead of paying for them per spawn; `self` is never a
+// Landlock domain: the supervisors it forks stay outside every command's sandbox.
+[[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self);
 
 }  // namespace cordon
