@@ -3,6 +3,7 @@
 // Validation, policy and the launcher's wire format live in TypeScript (src/subprocess/native.ts
 // is the one place that knows this module's shape). Every wrapper reports failure as -errno.
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <node_api.h>
 #include <signal.h>
@@ -380,6 +381,113 @@ napi_value Watch(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// One descriptor whose bytes are read on the event loop as they come (a supervisor's status
+// pipe: two short lines, so a net.Socket would cost more than it carries).
+struct ReadWatch {
+  uv_poll_t poll;
+  int fd;
+  napi_env env;
+  napi_ref callback;
+  napi_async_context async_context;
+};
+
+void free_read_watch(ReadWatch* w) {
+  close(w->fd);
+  if (w->callback != nullptr) napi_delete_reference(w->env, w->callback);
+  if (w->async_context != nullptr) napi_async_destroy(w->env, w->async_context);
+  delete w;
+}
+
+void on_read_watch_closed(uv_handle_t* handle) {
+  free_read_watch(static_cast<ReadWatch*>(handle->data));
+}
+
+void on_fd_readable(uv_poll_t* handle, int status, int /*events*/) {
+  ReadWatch* w = static_cast<ReadWatch*>(handle->data);
+  char buf[512];
+  ssize_t n = -1;
+  if (status == 0) {
+    n = read(w->fd, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  }
+  napi_env env = w->env;
+  napi_handle_scope scope;
+  napi_open_handle_scope(env, &scope);
+  napi_value cb, recv, arg, result;
+  napi_get_reference_value(env, w->callback, &cb);
+  napi_get_global(env, &recv);
+  if (n > 0) {
+    napi_create_string_latin1(env, buf, static_cast<size_t>(n), &arg);
+  } else {
+    napi_get_null(env, &arg);  // EOF (or an error): nothing more will come
+  }
+  napi_make_callback(env, w->async_context, recv, cb, 1, &arg, &result);
+  napi_close_handle_scope(env, scope);
+  if (n <= 0) {
+    uv_poll_stop(handle);
+    uv_close(reinterpret_cast<uv_handle_t*>(handle), on_read_watch_closed);
+  }
+}
+
+// watchRead(fd, cb(text|null)): calls back with each chunk read from `fd` (latin1), then with null
+// at EOF; owns (and closes) the fd. Holds the event loop open while it waits.
+napi_value WatchRead(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value a[2];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  int32_t fd = -1;
+  if (argc < 2 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 0)
+    return throw_type(env, "watchRead(fd, cb)");
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  uv_loop_t* loop = nullptr;
+  NAPI_OK(napi_get_uv_event_loop(env, &loop));
+  ReadWatch* w = new ReadWatch();
+  w->fd = fd;
+  w->env = env;
+  w->callback = nullptr;
+  w->async_context = nullptr;
+  napi_value name;
+  napi_create_string_utf8(env, "cordon:status", NAPI_AUTO_LENGTH, &name);
+  if (napi_create_reference(env, a[1], 1, &w->callback) != napi_ok ||
+      napi_async_init(env, nullptr, name, &w->async_context) != napi_ok) {
+    free_read_watch(w);
+    return throw_last(env);
+  }
+  w->poll.data = w;
+  int rc = uv_poll_init(loop, &w->poll, fd);
+  if (rc != 0) {
+    free_read_watch(w);
+    napi_throw_error(env, "CORDON_WATCH", uv_strerror(rc));
+    return nullptr;
+  }
+  rc = uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_fd_readable);
+  if (rc != 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), on_read_watch_closed);
+    napi_throw_error(env, "CORDON_WATCH", uv_strerror(rc));
+  }
+  return nullptr;
+}
+
+// pipes(n) -> [r0, w0, r1, w1, ...] (O_CLOEXEC) | -errno: n pipes in one call (nothing left open on failure).
+napi_value Pipes(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value a[1];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  int32_t n = 0;
+  if (argc < 1 || napi_get_value_int32(env, a[0], &n) != napi_ok || n < 1 || n > 8)
+    return throw_type(env, "pipes(1..8)");
+  int fds[16];
+  for (int i = 0; i < n; i++) {
+    if (pipe2(fds + 2 * i, O_CLOEXEC) != 0) {
+      int e = errno;
+      for (int j = 0; j < 2 * i; j++)
+        close(fds[j]);
+      return make_int(env, -e);
+    }
+  }
+  return make_int_array(env, fds, 2 * n);
+}
+
 // pidfdSignal(pidfd, sig) -> 0 | -errno: signals exactly this process, never a reused pid.
 napi_value PidfdSignal(napi_env env, napi_callback_info info) {
   size_t argc = 2;
@@ -422,36 +530,37 @@ napi_value SocketPair(napi_env env, napi_callback_info /*info*/) {
   return make_int_array(env, fds, 2);
 }
 
-// launcherCall(controlFd, request, fds, replySize, timeoutMs) -> { reply: Buffer, fds } |
-// { errno, sent } (sent: the request left, so the launcher may have acted on it):
-// one request with its descriptors to the launcher, and its reply with the descriptors it sends.
-napi_value LauncherCall(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value a[5];
+// launcherSend(controlFd, request, fds) -> 0 | -errno: one request, its descriptors riding along.
+napi_value LauncherSend(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value a[3];
   NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
-  int32_t control = -1, reply_size = 0, timeout = -1;
+  int32_t control = -1;
   std::vector<int32_t> fds;
   bool is_buffer = false;
-  if (argc < 5 || napi_get_value_int32(env, a[0], &control) != napi_ok ||
-      napi_is_buffer(env, a[1], &is_buffer) != napi_ok || !is_buffer ||
-      !get_int_array(env, a[2], &fds, kMaxPassedFds) || napi_get_value_int32(env, a[3], &reply_size) != napi_ok ||
-      reply_size <= 0 || reply_size > 4096 || napi_get_value_int32(env, a[4], &timeout) != napi_ok)
-    return throw_type(env, "launcherCall(controlFd, request, fds, replySize, timeoutMs)");
+  if (argc < 3 || napi_get_value_int32(env, a[0], &control) != napi_ok ||
+      napi_is_buffer(env, a[1], &is_buffer) != napi_ok || !is_buffer || !get_int_array(env, a[2], &fds, kMaxPassedFds))
+    return throw_type(env, "launcherSend(controlFd, request, fds)");
   void* data = nullptr;
   size_t len = 0;
   NAPI_OK(napi_get_buffer_info(env, a[1], &data, &len));
-  int rc = send_with_fds(control, data, len, fds.data(), static_cast<int>(fds.size()));
-  napi_value failure;
-  if (rc != 0) {
-    NAPI_OK(napi_create_object(env, &failure));
-    set(env, failure, "errno", make_int(env, -rc));
-    set(env, failure, "sent", make_bool(env, false));
-    return failure;
-  }
+  return make_int(env, send_with_fds(control, data, len, fds.data(), static_cast<int>(fds.size())));
+}
+
+// launcherReceive(controlFd, replySize, timeoutMs) -> { reply: Buffer, fds } | -errno (-EPIPE at EOF).
+napi_value LauncherReceive(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value a[3];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  int32_t control = -1, reply_size = 0, timeout = -1;
+  if (argc < 3 || napi_get_value_int32(env, a[0], &control) != napi_ok ||
+      napi_get_value_int32(env, a[1], &reply_size) != napi_ok || reply_size <= 0 || reply_size > 4096 ||
+      napi_get_value_int32(env, a[2], &timeout) != napi_ok)
+    return throw_type(env, "launcherReceive(controlFd, replySize, timeoutMs)");
   std::vector<uint8_t> reply(static_cast<size_t>(reply_size));
   int got_fds[kMaxPassedFds];
   int nfds = 0;
-  rc = recv_with_fds(control, reply.data(), reply.size(), got_fds, &nfds, timeout);
+  int rc = recv_with_fds(control, reply.data(), reply.size(), got_fds, &nfds, timeout);
   if (rc <= 0) {
     for (int i = 0; i < nfds; i++)
       close(got_fds[i]);
@@ -541,7 +650,10 @@ napi_value Init(napi_env env, napi_value exports) {
       {"pidfdOpen", nullptr, PidfdOpen, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"closeFd", nullptr, CloseFd, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"socketPair", nullptr, SocketPair, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"launcherCall", nullptr, LauncherCall, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"pipes", nullptr, Pipes, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"watchRead", nullptr, WatchRead, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"launcherSend", nullptr, LauncherSend, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"launcherReceive", nullptr, LauncherReceive, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"hostCapabilities", nullptr, HostCapabilities, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"landlockAbi", nullptr, LandlockAbi, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"landlockCreateRuleset", nullptr, LandlockCreateRuleset, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -1,7 +1,7 @@
 // cordon-exec: the helper executable.
 //
 //   cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding --cap-last N]
-//                      [--no-new-privs] [--seccomp-hex HEX]
+//                      [--no-new-privs] [--seccomp-hex HEX] [--unshare-ipc]
 //                                                         a launcher (one per Node host thread and
 //                                                         kind of run: what it applies to itself,
 //                                                         its runs inherit)
@@ -75,6 +75,7 @@ bool decode_hex(const char* hex, std::vector<sock_filter>* out) {
 
 int zygote_main(int argc, char** argv) {
   long control = -1, host = 0, cap_last = 40;
+  bool unshare_ipc = false;
   cordon::ConfinementPlan self;
   std::vector<sock_filter> filter;
   for (int i = 2; i < argc; i++) {
@@ -88,6 +89,8 @@ int zygote_main(int argc, char** argv) {
       self.drop_bounding = true;
     } else if (strcmp(argv[i], "--no-new-privs") == 0) {
       self.no_new_privs = true;
+    } else if (strcmp(argv[i], "--unshare-ipc") == 0) {
+      unshare_ipc = true;
     } else if (strcmp(argv[i], "--seccomp-hex") == 0 && i + 1 < argc && decode_hex(argv[i + 1], &filter)) {
       i++;
     } else {
@@ -100,7 +103,7 @@ int zygote_main(int argc, char** argv) {
     self.filter = filter.data();
     self.filter_len = static_cast<uint16_t>(filter.size());
   }
-  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self);
+  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self, unshare_ipc);
 }
 
 int init_main(int argc, char** argv) {

@@ -1,7 +1,7 @@
 // The reply to one launcher request, sent to the host by the run's supervisor itself (or by the
 // launcher when no supervisor could say): {u32 magic "CLR1", i32 errno, char stage[16],
-// i32 supervisor pid, i32 command pid}, carrying the supervisor's pidfd, the status pipe's read
-// end and the host ends of the stdio pipes. src/subprocess/launch-wire.ts reads it.
+// i32 supervisor pid, i32 command pid}, carrying the supervisor's pidfd.
+// src/subprocess/launch-wire.ts reads it.
 #pragma once
 
 #include <stdint.h>
@@ -34,10 +34,9 @@ void send_reply(int control, int error, const char* stage, pid_t supervisor, pid
 
 // How a supervisor tells its starter that the command runs, or why not.
 struct StartChannel {
-  int status_fd = -1;         // argv mode: "started PID" / "error STAGE ERRNO" go here
-  int control_fd = -1;        // launcher mode: the reply goes to the host over this socket,
-  int events_fd = -1;         // after a kEventReplying here tells the launcher it is being sent,
-  std::vector<int> host_fds;  // carrying the status pipe's read end and the stdio host ends
+  int status_fd = -1;   // argv mode: "started PID" / "error STAGE ERRNO" go here
+  int control_fd = -1;  // launcher mode: the reply goes to the host over this socket,
+  int events_fd = -1;   // after a kEventReplying here tells the launcher it is being sent
 };
 
 }  // namespace cordon

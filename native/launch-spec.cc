@@ -37,6 +37,7 @@ enum WireFlag : uint32_t {
   kFlagUnshareUser = 1u << 6,
   kFlagRulesetFd = 1u << 7,
   kFlagConfined = 1u << 8,
+  kFlagStatusFd = 1u << 9,
 };
 
 bool parse_long(const char* s, long min, long max, long* out) {
@@ -275,7 +276,7 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
       case kTagStdio:
         if (flen != 3) return *error = "bad stdio", false;
         for (int i = 0; i < 3; i++) {
-          if (f[i] > 2) return *error = "bad stdio kind", false;
+          if (f[i] != 0 && f[i] != 2) return *error = "bad stdio kind", false;
           shape->stdio[i] = static_cast<WireStdio>(f[i]);
         }
         break;
@@ -290,6 +291,7 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
         spec->unshare_net = (flags & kFlagUnshareNet) != 0;
         spec->unshare_user = (flags & kFlagUnshareUser) != 0;
         shape->has_ruleset_fd = (flags & kFlagRulesetFd) != 0;
+        shape->has_status_fd = (flags & kFlagStatusFd) != 0;
         spec->confined = (flags & kFlagConfined) != 0;
         break;
       }

@@ -53,12 +53,14 @@ struct LaunchSpec {
   pid_t expected_parent = 0;  // the supervisor exits at once when its parent is already gone
 };
 
-// Stdio kinds of a wire request, per slot.
-enum class WireStdio : uint8_t { Null = 0, Pipe = 1, Fd = 2 };
+// Stdio kinds of a wire request, per slot (the host makes every pipe: a pipe end is an Fd).
+enum class WireStdio : uint8_t { Null = 0, Fd = 2 };
 
-// Fields of a wire request that say which descriptors travel with it.
+// Fields of a wire request that say which descriptors travel with it, in this order: the status
+// pipe's write end, the Fd stdio slots, the ruleset.
 struct WireShape {
   WireStdio stdio[3] = {WireStdio::Null, WireStdio::Null, WireStdio::Null};
+  bool has_status_fd = false;
   bool has_ruleset_fd = false;
 };
 

@@ -31,23 +31,14 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
     write_full(start->events_fd, &event, sizeof event);
     close(start->events_fd);
     start->events_fd = -1;
-    std::vector<int> fds;
     int self = -1;
     if (error == 0) {
       self = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
       if (self < 0) error = errno;
     }
-    if (error == 0) {
-      fds.push_back(self);
-      for (int fd : start->host_fds)
-        fds.push_back(fd);
-    }
     send_reply(start->control_fd, error, error == 0 ? nullptr : (stage != nullptr ? stage : kStageLauncher), getpid(),
-               pid, fds.data(), static_cast<int>(fds.size()));
+               pid, &self, error == 0 ? 1 : 0);
     if (self >= 0) close(self);
-    for (int fd : start->host_fds)
-      close(fd);
-    start->host_fds.clear();
     close(start->control_fd);
     start->control_fd = -1;
     if (error != 0 && start->status_fd >= 0) {

@@ -4,7 +4,8 @@
 // idle one while the taken one starts its run — the fork is off the spawn's critical path. The
 // run's supervisor answers the host itself. A request is a header {u32 magic, u32 body length}
 // carrying the request's descriptors, then the body (launch-spec.cc parses it); the reply is
-// described in launch-reply.h.
+// described in launch-reply.h. The host makes every pipe itself, so it can wire its own ends
+// while the supervisor starts the command.
 #include "zygote.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "launch-reply.h"
 #include "launch-spec.h"
 #include "launch.h"
+#include "namespaces.h"
 #include "stages.h"
 
 namespace cordon {
@@ -73,28 +75,20 @@ void tell(int events, int32_t what) {
   WireShape shape;
   std::string error;
   if (!parse_wire(body.data(), body.size(), &spec, &shape, &error)) refuse(EINVAL, kStageLauncher);
-  // Received descriptors, in order: the Fd stdio slots, then the ruleset.
+  // Received descriptors, in order: the status pipe, the Fd stdio slots, then the ruleset (the
+  // host made every pipe, so the host's ends never travel).
   size_t next = 0;
+  StartChannel start;
+  start.control_fd = control;
+  start.events_fd = events;
+  if (shape.has_status_fd) start.status_fd = next < passed.size() ? passed[next++] : -1;
   for (int i = 0; i < 3; i++) {
     if (shape.stdio[i] == WireStdio::Fd) spec.stdio_fds[i] = next < passed.size() ? passed[next++] : -1;
   }
   if (shape.has_ruleset_fd) spec.ruleset_fd = next < passed.size() ? passed[next++] : -1;
-  if (next != passed.size() || (shape.has_ruleset_fd && spec.ruleset_fd < 0)) refuse(EBADF, kStageLauncher);
-  // Pipes: our ends stay here, the host's go back in the reply (and are closed then).
-  StartChannel start;
-  start.control_fd = control;
-  start.events_fd = events;
-  int status[2];
-  if (pipe2(status, O_CLOEXEC) != 0) refuse(errno, kStagePipe);
-  start.status_fd = status[1];
-  start.host_fds.push_back(status[0]);
-  for (int i = 0; i < 3; i++) {
-    if (shape.stdio[i] != WireStdio::Pipe) continue;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) refuse(errno, kStagePipe);
-    spec.stdio_fds[i] = i == 0 ? fds[0] : fds[1];
-    start.host_fds.push_back(i == 0 ? fds[1] : fds[0]);
-  }
+  if (next != passed.size() || !shape.has_status_fd || start.status_fd < 0 ||
+      (shape.has_ruleset_fd && spec.ruleset_fd < 0))
+    refuse(EBADF, kStageLauncher);
   spec.expected_parent = launcher;
   supervise_run(ctx, &spec, start, signal_fd);
 }
@@ -114,16 +108,39 @@ pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_
   serve_one(ctx, control, events[1], sfd, launcher);
 }
 
+// A launcher that could not confine itself answers every request with why, so the host learns
+// the stage and errno instead of a silent death; it never runs anything.
+[[noreturn]] void refuse_forever(int control, int error, const char* stage) {
+  for (;;) {
+    uint32_t header[2];
+    int received[kMaxPassedFds];
+    int nreceived = 0;
+    int got = recv_with_fds(control, header, sizeof header, received, &nreceived, -1);
+    for (int i = 0; i < nreceived; i++)
+      close(received[i]);
+    if (got <= 0) _exit(0);
+    if (header[0] != kRequestMagic || header[1] > kMaxBody) _exit(125);
+    std::vector<uint8_t> body(header[1]);
+    if (header[1] > 0 && read_full(control, body.data(), body.size()) != 0) _exit(0);
+    send_reply(control, error, stage, -1, -1, nullptr, 0);
+  }
+}
+
 }  // namespace
 
-void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self) {
+void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc) {
   // Dies with the host thread; a host already gone shows as a new parent.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (host_pid > 0 && getppid() != host_pid) _exit(125);
-  int error = 0;
-  if (prepare_launcher(self, &error) != nullptr) _exit(125);
   fcntl(control_fd, F_SETFD, FD_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);
+  int error = 0;
+  const char* failed = prepare_launcher(self, &error);
+  if (failed != nullptr) refuse_forever(control_fd, error, failed);
+  if (unshare_ipc) {
+    int rc = enter_namespaces(false, true, false);
+    if (rc != 0) refuse_forever(control_fd, rc < 0 ? -rc : rc, kStageNamespace);
+  }
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);

@@ -14,6 +14,7 @@ namespace cordon {
 // kind of confined run first applies `self` to itself (bounding set, no_new_privs, the seccomp
 // program), so its runs inherit them instead of paying for them per spawn; `self` is never a
 // Landlock domain: the supervisors it forks stay outside every command's sandbox.
-[[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self);
+// With `unshare_ipc`, all its runs share one private IPC namespace (made here, once).
+[[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc);
 
 }  // namespace cordon

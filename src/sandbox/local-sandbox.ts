@@ -14,7 +14,7 @@ import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SANDBOX_BACKENDS } from '../policy/backends.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
-import { grantsFor } from '../policy/grants.js'
+import { grantsFor, type SandboxGrants } from '../policy/grants.js'
 import {
   isConfinedMode,
   type SandboxEnforcement,
@@ -91,7 +91,7 @@ function factsOf(backend: SandboxBackendName, capability: BackendCapability, pol
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly tempDirs = new Map<string, string>()
-  private readonly plans = new Map<string, ConfinementPlan>()
+  private readonly plans = new Map<string, PlanMemo>()
   private readonly views = new Map<string, ReadView>()
   private readonly pins = new RootPins()
   private readonly rulesets: RulesetCache | undefined
@@ -141,29 +141,41 @@ export class LocalSandbox {
       return undefined
     }
     const confined = policy as SandboxPolicy
+    // The fast path of a repeated policy: one stat per writable path (the temp dir included),
+    // so a removed or recreated one is planned anew, and the read view's epoch.
+    const key = JSON.stringify(policy)
+    const memo = this.plans.get(key)
+    if (memo && this.stillCurrent(memo)) {
+      this.pins.check(policy.sessionId, memo.plan.grants)
+      return memo.plan
+    }
     const choice = this.choose(confined)
     const native = this.native
     if (!native) throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     const tempDir = this.sessionTempDir(policy.sessionId)
-    const view = choice.backend === 'landlock' ? this.viewFor(confined).current() : undefined
-    const key = `${choice.backend}\0${view?.epoch ?? ''}\0${tempDir}\0${JSON.stringify(policy)}`
-    const memo = this.plans.get(key)
-    if (memo && memo.ruleset?.rules.every((r) => r.origin !== 'writable' || sameInode(r)) !== false) {
-      this.pins.check(policy.sessionId, memo.grants)
-      return memo
-    }
+    const view = choice.backend === 'landlock' ? this.viewFor(confined) : undefined
+    const snapshot = view?.current()
     const grants = grantsFor(policy, { tempDir })
     checkRoots(confined, grants)
     this.pins.check(policy.sessionId, grants)
     const host = this.hostFor(choice, native)
     const plan =
       choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, view ?? { epoch: 0, entries: [] })
+        ? landlockPlan(confined, grants, host, snapshot ?? { epoch: 0, entries: [] })
         : bubblewrapPlan(confined, grants, host, { setuid: isSetuid(choice.capability.executable) })
     this.plans.delete(key)
-    this.plans.set(key, plan)
+    this.plans.set(key, { plan, view, writable: writableInodes(grants) })
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
     return plan
+  }
+
+  /** Whether a memoised plan still describes the host: its writable paths, and its read view's epoch. */
+  private stillCurrent(memo: PlanMemo): boolean {
+    if (memo.view !== undefined && memo.view.current().epoch !== memo.plan.viewEpoch) return false
+    return memo.writable.every((w) => {
+      const info = statPath(w.path)
+      return info !== undefined && info.dev === w.dev && info.ino === w.ino
+    })
   }
 
   /** The spec confined to `policy` (the runtime runs it as is); throws SandboxUnavailableError when no backend fits. */
@@ -267,10 +279,19 @@ export class LocalSandbox {
   }
 }
 
-/** Whether a writable rule's path is still the inode it was planned for (a recreated root gets a new plan). */
-function sameInode(rule: { path: string; dev: number; ino: number }): boolean {
-  const info = statPath(rule.path)
-  return info !== undefined && info.dev === rule.dev && info.ino === rule.ino
+/** A plan remembered for its policy, with what makes it stale. */
+interface PlanMemo {
+  plan: ConfinementPlan
+  view: ReadView | undefined
+  /** Every writable path (temp dir included) and the inode it was when planned. */
+  writable: Array<{ path: string; dev: number; ino: number }>
+}
+
+function writableInodes(grants: SandboxGrants): PlanMemo['writable'] {
+  return grants.writable.flatMap((w) => {
+    const info = statPath(w.path)
+    return info === undefined ? [] : [{ path: w.path, dev: info.dev, ino: info.ino }]
+  })
 }
 
 function isSetuid(executable: string | undefined): boolean {

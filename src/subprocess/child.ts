@@ -45,6 +45,8 @@ export interface Child {
   readonly stderr: Socket | undefined
   /** Read ends of the extra pipes (fd 3, 4, …), undefined where the slot was not a pipe. */
   readonly extras: readonly (Socket | undefined)[]
+  /** A launched run's supervisor status, line by line (read natively), then the end. */
+  readonly statusLines?: ((onLine: (line: string) => void, onEnd: () => void) => void) | undefined
   /** Settles once the leader has exited (and, for our own child, been reaped); never rejects. */
   readonly exit: Promise<ChildExit>
   /** True until the leader has exited (after that its pid may name another process). */

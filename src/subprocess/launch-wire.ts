@@ -8,8 +8,8 @@
  * stdio pipes. Pure functions: nothing here touches a descriptor.
  */
 
-/** How one stdio slot of the command is wired by the launcher. */
-export type WireStdio = 'null' | 'pipe' | 'fd'
+/** How one stdio slot of the command is wired: /dev/null, or a descriptor the request carries. */
+export type WireStdio = 'null' | 'fd'
 
 /** A run as the launcher needs it. */
 export interface LaunchRequest {
@@ -79,40 +79,80 @@ const FLAG = {
   unshareUser: 1 << 6,
   rulesetFd: 1 << 7,
   confined: 1 << 8,
+  statusFd: 1 << 9,
 } as const
 
-const STDIO_CODE: Readonly<Record<WireStdio, number>> = { null: 0, pipe: 1, fd: 2 }
+const STDIO_CODE: Readonly<Record<WireStdio, number>> = { null: 0, fd: 2 }
 
 /** The largest soft/hard limit the wire carries exactly (RLIM_INFINITY is sent as 2^64-1). */
 export const RLIM_INFINITY = Number.MAX_SAFE_INTEGER
 
-function u32(n: number): Buffer {
-  const b = Buffer.allocUnsafe(4)
-  b.writeUInt32LE(n >>> 0, 0)
-  return b
-}
+/** Writes fields into one buffer sized in advance (no per-field allocation: this runs per spawn). */
+class FieldWriter {
+  private readonly buf: Buffer
+  private at = 8
 
-function u64(n: number): Buffer {
-  const b = Buffer.allocUnsafe(8)
-  b.writeBigUInt64LE(n >= RLIM_INFINITY ? 0xffffffffffffffffn : BigInt(Math.max(0, Math.floor(n))), 0)
-  return b
-}
-
-function strings(list: readonly string[]): Buffer {
-  return Buffer.from(list.map((s) => `${s}\0`).join(''), 'utf8')
-}
-
-/** Encodes one request: header and body, ready for `launcherCall`. */
-export function encodeLaunchRequest(request: LaunchRequest): Buffer {
-  const fields: Buffer[] = []
-  const field = (tag: number, data: Buffer) => {
-    const head = Buffer.alloc(8)
-    head.writeUInt16LE(tag, 0)
-    head.writeUInt32LE(data.length, 4)
-    fields.push(head, data)
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(8 + size)
   }
+
+  private head(tag: number, length: number): void {
+    this.buf.writeUInt16LE(tag, this.at)
+    this.buf.writeUInt16LE(0, this.at + 2)
+    this.buf.writeUInt32LE(length, this.at + 4)
+    this.at += 8
+  }
+
+  bytes(tag: number, data: Buffer): void {
+    this.head(tag, data.length)
+    data.copy(this.buf, this.at)
+    this.at += data.length
+  }
+
+  text(tag: number, text: string, length: number): void {
+    this.head(tag, length)
+    this.at += this.buf.write(text, this.at, 'utf8')
+  }
+
+  u32(tag: number, ...values: number[]): void {
+    this.head(tag, 4 * values.length)
+    for (const v of values) {
+      this.buf.writeUInt32LE(v >>> 0, this.at)
+      this.at += 4
+    }
+  }
+
+  rlimit(tag: number, resource: number, soft: number, hard: number): void {
+    this.head(tag, 20)
+    this.buf.writeUInt32LE(resource >>> 0, this.at)
+    this.buf.writeBigUInt64LE(limit(soft), this.at + 4)
+    this.buf.writeBigUInt64LE(limit(hard), this.at + 12)
+    this.at += 20
+  }
+
+  /** The request: header `{magic, body length}` and the body written so far. */
+  finish(): Buffer {
+    this.buf.writeUInt32LE(REQUEST_MAGIC, 0)
+    this.buf.writeUInt32LE(this.at - 8, 4)
+    return this.buf.subarray(0, this.at)
+  }
+}
+
+function limit(n: number): bigint {
+  return n >= RLIM_INFINITY ? 0xffffffffffffffffn : BigInt(Math.max(0, Math.floor(n)))
+}
+
+/** NUL-terminated strings, joined. */
+function packed(list: readonly string[]): string {
+  let out = ''
+  for (const s of list) out += `${s}\0`
+  return out
+}
+
+/** Encodes one request: header and body, ready for `launcherSend`. */
+export function encodeLaunchRequest(request: LaunchRequest): Buffer {
   const c = request.confinement
-  let flags = request.background ? FLAG.background : 0
+  let flags = FLAG.statusFd | (request.background ? FLAG.background : 0)
   if (c) {
     flags |= FLAG.confined
     if (c.dropCaps) flags |= FLAG.dropCaps
@@ -123,22 +163,35 @@ export function encodeLaunchRequest(request: LaunchRequest): Buffer {
     if (c.unshareUser) flags |= FLAG.unshareUser
     if (c.ruleset) flags |= FLAG.rulesetFd
   }
-  field(TAG.path, Buffer.from(request.path, 'utf8'))
-  field(TAG.argv, strings(request.argv))
-  field(TAG.env, strings(request.env))
-  if (request.cwd !== undefined) field(TAG.cwd, Buffer.from(request.cwd, 'utf8'))
-  field(TAG.stdio, Buffer.from(request.stdio.map((s) => STDIO_CODE[s])))
-  field(TAG.flags, u32(flags))
-  field(TAG.graceMs, u32(Math.min(Math.ceil(request.graceMs), 0xffffffff)))
-  if (c) {
-    field(TAG.capLast, u32(c.capLast))
-    field(TAG.landlockFlags, u32(c.landlockFlags))
-    if (c.filter) field(TAG.filter, c.filter)
-    if (c.credentials) field(TAG.credentials, Buffer.concat([u32(c.credentials.uid), u32(c.credentials.gid)]))
-    for (const l of c.rlimits) field(TAG.rlimit, Buffer.concat([u32(l.resource), u64(l.soft), u64(l.hard)]))
+  const argv = packed(request.argv)
+  const env = packed(request.env)
+  const lengths = {
+    path: Buffer.byteLength(request.path),
+    argv: Buffer.byteLength(argv),
+    env: Buffer.byteLength(env),
+    cwd: request.cwd === undefined ? 0 : Buffer.byteLength(request.cwd),
   }
-  const body = Buffer.concat(fields)
-  return Buffer.concat([u32(REQUEST_MAGIC), u32(body.length), body])
+  let size = 8 * 6 + lengths.path + lengths.argv + lengths.env + 3 + 4 + 4
+  if (request.cwd !== undefined) size += 8 + lengths.cwd
+  if (c) {
+    size += 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28
+  }
+  const w = new FieldWriter(size)
+  w.text(TAG.path, request.path, lengths.path)
+  w.text(TAG.argv, argv, lengths.argv)
+  w.text(TAG.env, env, lengths.env)
+  if (request.cwd !== undefined) w.text(TAG.cwd, request.cwd, lengths.cwd)
+  w.bytes(TAG.stdio, Buffer.from(request.stdio.map((s) => STDIO_CODE[s])))
+  w.u32(TAG.flags, flags)
+  w.u32(TAG.graceMs, Math.min(Math.ceil(request.graceMs), 0xffffffff))
+  if (c) {
+    w.u32(TAG.capLast, c.capLast)
+    w.u32(TAG.landlockFlags, c.landlockFlags)
+    if (c.filter) w.bytes(TAG.filter, c.filter)
+    if (c.credentials) w.u32(TAG.credentials, c.credentials.uid, c.credentials.gid)
+    for (const l of c.rlimits) w.rlimit(TAG.rlimit, l.resource, l.soft, l.hard)
+  }
+  return w.finish()
 }
 
 /** Decodes a reply record (a malformed one reads as a launcher failure). */

@@ -19,17 +19,13 @@ const EBADF = 9
 /** How long a request may take before the launcher is declared stuck (ms). */
 const REQUEST_TIMEOUT_MS = 30_000
 
-/** One launched run: the supervisor (the tree's root) and the host's descriptors. */
+/** One launched run: the supervisor (the tree's root). */
 export interface LaunchedRun {
   supervisorPid: number
   /** The command's pid (the supervisor's child). */
   commandPid: number
   /** pidfd of the supervisor (not our child: watched, never reaped here). */
   pidfd: number
-  /** Read end of the status pipe ("exit N" / "signal N"). */
-  statusFd: number
-  /** Host ends of the stdio slots that were pipes, in slot order (null elsewhere). */
-  stdio: [number | null, number | null, number | null]
 }
 
 interface Zygote {
@@ -45,13 +41,23 @@ interface LauncherSelf {
   capLast: number
   noNewPrivs: boolean
   filter: Buffer | undefined
+  /** One private IPC namespace for all of this launcher's runs (only without a user namespace). */
+  unshareIpc: boolean
 }
 
 const zygotes = new Map<string, Zygote>()
 
+// A program's hex, once per Buffer (the sandbox memoises its programs, so the same object comes back).
+const programKeys = new WeakMap<Buffer, string>()
+
 function keyOf(self: LauncherSelf | undefined): string {
   if (self === undefined) return 'plain'
-  return `${self.dropBounding ? 'b' : ''}${self.noNewPrivs ? 'n' : ''}:${self.filter?.toString('hex') ?? ''}`
+  let program = ''
+  if (self.filter) {
+    program = programKeys.get(self.filter) ?? self.filter.toString('hex')
+    programKeys.set(self.filter, program)
+  }
+  return `${self.dropBounding ? 'b' : ''}${self.noNewPrivs ? 'n' : ''}${self.unshareIpc ? 'i' : ''}:${program}`
 }
 
 function startZygote(native: NativeAddon, key: string, self: LauncherSelf | undefined): Zygote {
@@ -64,14 +70,8 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
   if (self?.dropBounding) args.push('--drop-bounding', '--cap-last', String(self.capLast))
   if (self?.noNewPrivs) args.push('--no-new-privs')
   if (self?.filter) args.push('--seccomp-hex', self.filter.toString('hex'))
-  const result = native.spawn(
-    helper,
-    args,
-    [],
-    '/',
-    [Slot.Null, Slot.Null, Slot.Inherit, theirs],
-    null,
-  )
+  if (self?.unshareIpc) args.push('--unshare-ipc')
+  const result = native.spawn(helper, args, [], '/', [Slot.Null, Slot.Null, Slot.Inherit, theirs], null)
   native.closeFd(theirs)
   if (!('pid' in result)) {
     native.closeFd(host)
@@ -83,20 +83,40 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
   return z
 }
 
-/** Launches one run through this thread's launcher; throws SpawnError (stage, errno) when it could not start. */
-export function launch(request: LaunchRequest, fds: readonly number[]): LaunchedRun {
+/**
+ * Launches one run through this thread's launcher (`fds`: the status pipe's write end, the `fd`
+ * stdio slots, the ruleset); `whileStarting` runs after the request left and before the answer is
+ * read, so the host's own wiring overlaps the supervisor's work. Throws SpawnError (stage, errno)
+ * when the run could not start.
+ */
+export function launch(request: LaunchRequest, fds: readonly number[], whileStarting?: () => void): LaunchedRun {
   const native = loadNative()
   // What the launcher of this kind already applied does not travel with the request.
   const c = request.confinement
+  // An IPC namespace is made once per launcher (~70 us per run otherwise): its runs share it, and
+  // no host object is in it. Through a user namespace (unprivileged) it stays per run.
+  const launcherIpc = c?.unshareIpc === true && !c.unshareUser
   const self: LauncherSelf | undefined = c && {
     dropBounding: c.dropBounding,
     capLast: c.capLast,
     noNewPrivs: c.noNewPrivs,
     filter: c.filter,
+    unshareIpc: launcherIpc,
   }
   const key = keyOf(self)
   const message = encodeLaunchRequest(
-    c ? { ...request, confinement: { ...c, dropBounding: false, noNewPrivs: false, filter: undefined } } : request,
+    c
+      ? {
+          ...request,
+          confinement: {
+            ...c,
+            dropBounding: false,
+            noNewPrivs: false,
+            filter: undefined,
+            unshareIpc: c.unshareIpc && !launcherIpc,
+          },
+        }
+      : request,
   )
   for (let attempt = 0; ; attempt++) {
     let z = zygotes.get(key)
@@ -104,30 +124,37 @@ export function launch(request: LaunchRequest, fds: readonly number[]): Launched
       z = startZygote(native, key, self)
       zygotes.set(key, z)
     }
-    const answer = native.launcherCall(z.control, message, fds, REPLY_BYTES, REQUEST_TIMEOUT_MS)
-    if (!('reply' in answer)) {
+    const sent = native.launcherSend(z.control, message, fds)
+    if (sent !== 0) {
       // A descriptor of ours was bad: the launcher is fine, the request is not.
-      if (!answer.sent && answer.errno === EBADF)
-        throw spawnFailure('launcher', EBADF, undefined, 'a descriptor to pass was not open')
-      // A request that never left may go to a fresh launcher; one that left may have run.
+      if (-sent === EBADF) throw spawnFailure('launcher', EBADF, undefined, 'a descriptor to pass was not open')
+      // The request never left: it may go to a fresh launcher once.
       retire(native, z)
-      if (!answer.sent && attempt === 0) continue
-      throw spawnFailure('launcher', answer.errno, undefined, 'the launcher did not answer')
+      if (attempt === 0) continue
+      throw spawnFailure('launcher', -sent, undefined, 'the launcher could not be reached')
+    }
+    whileStarting?.()
+    const answer = native.launcherReceive(z.control, REPLY_BYTES, REQUEST_TIMEOUT_MS)
+    if (typeof answer === 'number') {
+      // It left and was maybe acted on: never sent again.
+      retire(native, z)
+      throw spawnFailure('launcher', -answer, undefined, 'the launcher did not answer')
     }
     const reply = decodeLaunchReply(answer.reply)
     if (!reply.ok) {
       for (const fd of answer.fds) native.closeFd(fd)
+      // No supervisor answered: the launcher could not confine itself; the next run gets a fresh one.
+      if (reply.supervisorPid < 0) retire(native, z)
       throw spawnFailure(
         reply.stage,
         reply.errno,
         reply.stage === 'exec' ? request.path : reply.stage === 'chdir' ? request.cwd : undefined,
       )
     }
-    const [pidfd, statusFd, ...pipes] = answer.fds
-    if (pidfd === undefined || statusFd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
-    const stdio: [number | null, number | null, number | null] = [null, null, null]
-    for (let i = 0; i < 3; i++) if (request.stdio[i] === 'pipe') stdio[i] = pipes.shift() ?? null
-    return { supervisorPid: reply.supervisorPid, commandPid: reply.commandPid, pidfd, statusFd, stdio }
+    const [pidfd, ...extra] = answer.fds
+    for (const fd of extra) native.closeFd(fd)
+    if (pidfd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
+    return { supervisorPid: reply.supervisorPid, commandPid: reply.commandPid, pidfd }
   }
 }
 

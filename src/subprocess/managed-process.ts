@@ -24,7 +24,6 @@ import {
 } from './child.js'
 import { OutputCollector } from './collect.js'
 import { type LaunchKind, nativePlanOf, openRuleset } from './launch-kind.js'
-import type { WireStdio } from './launch-wire.js'
 import { launch } from './launcher.js'
 import { loadNative, Slot, type SlotValue } from './native.js'
 import { groupAlive } from './process-group.js'
@@ -119,6 +118,19 @@ export function parseStatusLine(line: string): StatusLine {
     return { kind: 'exit', exit: { exitCode: null, signal: signalName(Number(a)) } }
   if (word === 'error' && a !== undefined && b !== undefined) return { kind: 'error', stage: a, errno: Number(b) }
   return undefined
+}
+
+/** Calls `onLine` for each complete line the fd carries (read natively), then `onEnd` at EOF. */
+function nativeLines(fd: number, onLine: (line: string) => void, onEnd: () => void): void {
+  let text = ''
+  loadNative().watchRead(fd, (chunk) => {
+    if (chunk === null) return onEnd()
+    text += chunk
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+      onLine(text.slice(0, nl))
+      text = text.slice(nl + 1)
+    }
+  })
 }
 
 /** Calls `onLine` for each complete line the socket carries, then `onEnd` once it closes. */
@@ -277,57 +289,7 @@ export class ManagedProcess implements SubprocessHandle {
     const { spec } = init
     const stdinSlot: SlotValue = spec.stdio.stdin === 'ignore' ? Slot.Null : Slot.Pipe
     const slotOf = (w: OutputWiring): SlotValue => (w === 'inherit' ? Slot.Inherit : Slot.Pipe)
-    if (this.kind === 'launched') {
-      const c = spec.confinement
-      const steps = c?.steps
-      const rulesetFd = openRuleset(steps?.ruleset)
-      if (rulesetFd !== undefined) assertOpen(rulesetFd)
-      const wireOf = (w: OutputWiring): WireStdio => (w === 'inherit' ? 'fd' : 'pipe')
-      const stdio: [WireStdio, WireStdio, WireStdio] = [
-        spec.stdio.stdin === 'ignore' ? 'null' : 'pipe',
-        wireOf(wiring.stdout),
-        wireOf(wiring.stderr),
-      ]
-      const fds: number[] = []
-      if (stdio[1] === 'fd') fds.push(1)
-      if (stdio[2] === 'fd') fds.push(2)
-      if (rulesetFd !== undefined) fds.push(rulesetFd)
-      const run = launch(
-        {
-          path: programOf(spec.argv, init.env),
-          argv: spec.argv,
-          env: init.env,
-          cwd: spec.cwd,
-          stdio,
-          background: spec.supervise === true,
-          graceMs: spec.graceMs,
-          confinement:
-            steps === undefined
-              ? undefined
-              : {
-                  dropCaps: steps.dropCaps,
-                  dropBounding: steps.dropBounding,
-                  capLast: steps.capLast,
-                  noNewPrivs: steps.noNewPrivs,
-                  ruleset: rulesetFd !== undefined,
-                  landlockFlags: steps.landlockFlags ?? 0,
-                  filter: steps.filter,
-                  credentials: steps.credentials,
-                  rlimits: steps.rlimits ?? [],
-                  unshareIpc: c?.namespaces?.ipc === true,
-                  unshareNet: c?.namespaces?.net === true,
-                  unshareUser: c?.namespaces?.user === true,
-                },
-        },
-        fds,
-      )
-      return childOf(run.supervisorPid, run.pidfd, false, {
-        stdin: socketFor(run.stdio[0], false),
-        stdout: socketFor(run.stdio[1], true, readers.stdout),
-        stderr: socketFor(run.stdio[2], true, readers.stderr),
-        extras: [socketFor(run.statusFd, true)],
-      })
-    }
+    if (this.kind === 'launched') return this.launchRun(init, wiring, readers)
     const extra: SlotValue[] = []
     if (this.kind === 'wrapped') {
       const rulesetFd = openRuleset(spec.confinement?.wrapper?.ruleset)
@@ -360,6 +322,105 @@ export class ManagedProcess implements SubprocessHandle {
   }
 
   /**
+   * A `launched` run: the host makes every pipe, hands the launcher the child ends, and wires its
+   * own ends while the supervisor starts the command (the two overlap on two cores).
+   */
+  private launchRun(
+    init: ManagedProcessInit,
+    wiring: Record<'stdout' | 'stderr', OutputWiring>,
+    readers: { stdout?: ChildReader | undefined; stderr?: ChildReader | undefined },
+  ): Child {
+    const { spec } = init
+    const native = loadNative()
+    const c = spec.confinement
+    const steps = c?.steps
+    const rulesetFd = openRuleset(steps?.ruleset)
+    if (rulesetFd !== undefined) assertOpen(rulesetFd)
+    // One native call makes every pipe: status, then stdin, stdout and stderr where wanted.
+    const wanted =
+      1 +
+      (spec.stdio.stdin === 'ignore' ? 0 : 1) +
+      (wiring.stdout === 'inherit' ? 0 : 1) +
+      (wiring.stderr === 'inherit' ? 0 : 1)
+    const made = native.pipes(wanted)
+    if (typeof made === 'number') throw new SpawnError({ stage: 'pipe', errno: -made })
+    let at = 0
+    const pipe = (): [number, number] => {
+      const p: [number, number] = [made[at]!, made[at + 1]!]
+      at += 2
+      return p
+    }
+    const status = pipe()
+    const stdin = spec.stdio.stdin === 'ignore' ? undefined : pipe()
+    const out = wiring.stdout === 'inherit' ? undefined : pipe()
+    const err = wiring.stderr === 'inherit' ? undefined : pipe()
+    // Sent: the status write end, then stdin's read end, stdout's and stderr's write ends (or the
+    // host's own fds 1 and 2 to inherit), then the ruleset.
+    const fds = [status[1], ...(stdin ? [stdin[0]] : []), out ? out[1] : 1, err ? err[1] : 2]
+    if (rulesetFd !== undefined) fds.push(rulesetFd)
+    let sockets: Pick<Child, 'stdin' | 'stdout' | 'stderr' | 'extras'> | undefined
+    try {
+      const run = launch(
+        {
+          path: programOf(spec.argv, init.env),
+          argv: spec.argv,
+          env: init.env,
+          cwd: spec.cwd,
+          stdio: [stdin ? 'fd' : 'null', 'fd', 'fd'],
+          background: spec.supervise === true,
+          graceMs: spec.graceMs,
+          confinement:
+            steps === undefined
+              ? undefined
+              : {
+                  dropCaps: steps.dropCaps,
+                  dropBounding: steps.dropBounding,
+                  capLast: steps.capLast,
+                  noNewPrivs: steps.noNewPrivs,
+                  ruleset: rulesetFd !== undefined,
+                  landlockFlags: steps.landlockFlags ?? 0,
+                  filter: steps.filter,
+                  credentials: steps.credentials,
+                  rlimits: steps.rlimits ?? [],
+                  unshareIpc: c?.namespaces?.ipc === true,
+                  unshareNet: c?.namespaces?.net === true,
+                  unshareUser: c?.namespaces?.user === true,
+                },
+        },
+        fds,
+        () => {
+          // The launcher holds its copies now: ours of the child ends go, the host ends get wired.
+          native.closeFd(status[1])
+          if (stdin) native.closeFd(stdin[0])
+          if (out) native.closeFd(out[1])
+          if (err) native.closeFd(err[1])
+          sockets = {
+            stdin: stdin && socketFor(stdin[1], false),
+            stdout: out && socketFor(out[0], true, readers.stdout),
+            stderr: err && socketFor(err[0], true, readers.stderr),
+            extras: [],
+          }
+        },
+      )
+      if (!sockets) throw new Error('unreachable: the launcher answered before the request left')
+      // The status pipe is read natively (two short lines do not need a net.Socket).
+      const statusFd = status[0]
+      return {
+        ...childOf(run.supervisorPid, run.pidfd, false, sockets),
+        statusLines: (onLine, onEnd) => nativeLines(statusFd, onLine, onEnd),
+      }
+    } catch (error) {
+      if (sockets) {
+        for (const socket of [sockets.stdin, sockets.stdout, sockets.stderr]) socket?.destroy()
+        native.closeFd(status[0])
+      } else {
+        for (const fd of made) native.closeFd(fd)
+      }
+      throw error
+    }
+  }
+
+  /**
    * The command's exit as its supervisor reports it. A supervisor that ends without a report
    * lost its command to an outside SIGKILL; a wrapper that never said "started" refused to build
    * the sandbox (its first stderr line says why): the command never ran.
@@ -378,8 +439,8 @@ export class ManagedProcess implements SubprocessHandle {
         if (exit instanceof SpawnError) reject(exit)
         else resolve(exit)
       }
-      readLines(
-        child.extras[0],
+      const lines = child.statusLines ?? ((onLine, onEnd) => readLines(child.extras[0], onLine, onEnd))
+      lines(
         (line) => {
           const status = parseStatusLine(line)
           if (status?.kind === 'started') started = true

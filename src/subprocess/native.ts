@@ -72,13 +72,12 @@ export interface NativeAddon {
   pidfdOpen(pid: number): number
   closeFd(fd: number): void
   socketPair(): [number, number] | number
-  launcherCall(
-    controlFd: number,
-    request: Buffer,
-    fds: readonly number[],
-    replySize: number,
-    timeoutMs: number,
-  ): NativeLauncherReply | { errno: number; sent: boolean }
+  /** `n` pipes as [r0, w0, r1, w1, …], or -errno (nothing left open). */
+  pipes(n: number): number[] | number
+  /** Calls back with each chunk read from `fd` (latin1), then with null at EOF; owns the fd. */
+  watchRead(fd: number, onChunk: (text: string | null) => void): void
+  launcherSend(controlFd: number, request: Buffer, fds: readonly number[]): number
+  launcherReceive(controlFd: number, replySize: number, timeoutMs: number): NativeLauncherReply | number
   hostCapabilities(): { setpcap: boolean; setuid: boolean; capLast: number }
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number

@@ -1,20 +1,23 @@
 /**
  * The boundary check of a spawn request: one zod schema, one typed error listing every problem.
- * Nothing is spawned for a request that fails here.
+ * Nothing is spawned for a request that fails here. A fast check accepts the common valid specs
+ * first (spec-fast-check.ts); the schema decides everything else.
  */
 import { z } from 'zod'
 import { InvalidRequestError } from '../policy/errors.js'
+import { certainlyValidSpec } from './spec-fast-check.js'
+import { MAX_TIMER_DELAY_MS } from './spec-limits.js'
 import type { SubprocessSpawnSpec } from './types.js'
 
-/** Node's (and the kernel timer's) largest delay: 2^31 - 1 ms. */
-export const MAX_TIMER_DELAY_MS = 2_147_483_647
+export { MAX_TIMER_DELAY_MS }
 
 const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
 const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
 const collect = z.object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap }).strict().optional() }).strict()
 const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
 
-const SpawnSpecSchema = z
+/** The schema of a SubprocessSpawnSpec. */
+export const SpawnSpecSchema = z
   .object({
     argv: z
       .array(noNul('argv entry'))
@@ -60,6 +63,7 @@ const SpawnSpecSchema = z
 
 /** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
 export function validateSpawnSpec(spec: SubprocessSpawnSpec): SubprocessSpawnSpec {
+  if (certainlyValidSpec(spec)) return spec
   const parsed = SpawnSpecSchema.safeParse(spec)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid spawn spec')
   return spec
