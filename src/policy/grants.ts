@@ -79,6 +79,9 @@ export interface SandboxGrants {
   /** Always `['block-device', 'char-device']`. */
   readonly neverCreate: readonly ForbiddenCreation[]
   readonly network: NetworkPolicy
+  /** Read-only grants inside places that are otherwise hidden (the session's spill dir). */
+  readonly readable: readonly PathGrant[]
+  /** The policy's own protected paths, canonical (relative ones resolved against the workspace root). */
   readonly protectedPaths: readonly string[]
   readonly hiddenPaths: readonly string[]
 }
@@ -121,8 +124,10 @@ export const GRANT_TABLE: Readonly<GrantTable> = deepFreeze(loadGrantTable())
 
 /** Options for grantsFor. */
 export interface GrantsOptions {
-  /** The session's private temp dir (absolute); granted and exported as `TMPDIR` under `workspace-write`. */
+  /** The session's private temp dir (absolute); granted and exported as `TMPDIR` in every confined mode. */
   tempDir?: string | undefined
+  /** Paths granted read-only besides `/` (the session's spill dir, inside cordon's hidden private dir). */
+  readable?: readonly string[] | undefined
 }
 
 /**
@@ -184,7 +189,12 @@ export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions
     neverWritable,
     neverCreate: table.neverCreate,
     network: policy.network ?? 'inherit',
-    protectedPaths: dedupe((policy.protectedPaths ?? []).map(canonicalPath)),
+    readable: (options.readable ?? []).map((p) => ({ path: canonicalPath(p), access: table.read.access })),
+    protectedPaths: dedupe(
+      (policy.protectedPaths ?? []).map((p) =>
+        canonicalPath(path.isAbsolute(p) ? p : path.join(policy.workspaceRoot, p)),
+      ),
+    ),
     hiddenPaths: dedupe((policy.hiddenPaths ?? []).map(canonicalPath)),
   }
   return deepFreeze(grants)

@@ -11,8 +11,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
+import { defaultsKept } from './hidden-defaults.js'
 import {
   DEFAULT_SANDBOX_MODE,
+  isNormalRelativePath,
   NETWORK_POLICIES,
   SANDBOX_MODES,
   type NetworkPolicy,
@@ -36,10 +38,16 @@ export interface ResolvePolicyInput {
   /** Extra writable roots under `workspace-write`; must exist. */
   writableRoots?: readonly string[] | undefined
   network?: NetworkPolicy | undefined
-  /** Paths that stay read-only; need not exist yet. */
+  /** Paths that stay read-only (absolute, or relative to the workspace root); need not exist yet. */
   protectedPaths?: readonly string[] | undefined
+  /** Keep the default protected paths (default true). */
+  protectedDefaults?: boolean | undefined
   /** Paths to hide; need not exist yet. */
   hiddenPaths?: readonly string[] | undefined
+  /** The default hidden set: true (default), false, or all but the named entries. */
+  hiddenDefaults?: boolean | { readonly except: readonly string[] } | undefined
+  /** Host unix sockets a bubblewrap run keeps reachable. */
+  allowUnixSockets?: readonly string[] | undefined
   requireEnforcement?: 'full' | undefined
 }
 
@@ -57,6 +65,13 @@ const absoluteField = z
     error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}`,
   })
 
+const protectedField = z
+  .string({ error: 'expected a path string' })
+  .refine((p) => path.isAbsolute(p) || isNormalRelativePath(p), {
+    error: (issue) =>
+      `must be an absolute path, or a relative one inside the workspace root (no ".."), got ${JSON.stringify(issue.input)}`,
+  })
+
 /** Validates the shape of a ResolvePolicyInput (existence is checked by resolvePolicy itself). */
 export const ResolvePolicyInputSchema = z
   .object({
@@ -68,8 +83,11 @@ export const ResolvePolicyInputSchema = z
     sessionId: z.string().min(1, 'must not be empty').optional(),
     writableRoots: z.array(absoluteField).optional(),
     network: z.enum(NETWORK_POLICIES).optional(),
-    protectedPaths: z.array(absoluteField).optional(),
+    protectedPaths: z.array(protectedField).optional(),
+    protectedDefaults: z.boolean().optional(),
     hiddenPaths: z.array(absoluteField).optional(),
+    hiddenDefaults: z.union([z.boolean(), z.object({ except: z.array(z.string().min(1)) }).strict()]).optional(),
+    allowUnixSockets: z.array(absoluteField).optional(),
     requireEnforcement: z.literal('full').optional(),
   })
   .strict()
@@ -161,9 +179,19 @@ export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy
     policy.writableRoots = Object.freeze(dedupe((writableRoots as string[]).filter((p) => p !== workspaceRoot)))
   }
   if (given.network !== undefined) policy.network = given.network
-  if (given.protectedPaths !== undefined)
-    policy.protectedPaths = Object.freeze(dedupe(given.protectedPaths.map(canonicalPath)))
+  if (given.protectedPaths !== undefined) {
+    const canonical = given.protectedPaths.map((p) => (path.isAbsolute(p) ? canonicalPath(p) : p))
+    policy.protectedPaths = Object.freeze(dedupe(canonical))
+  }
+  if (given.protectedDefaults !== undefined) policy.protectedDefaults = given.protectedDefaults
   if (given.hiddenPaths !== undefined) policy.hiddenPaths = Object.freeze(dedupe(given.hiddenPaths.map(canonicalPath)))
+  if (given.hiddenDefaults !== undefined) {
+    const d = given.hiddenDefaults
+    defaultsKept({ hiddenDefaults: d }) // unknown entry names are refused here, with the known ones
+    policy.hiddenDefaults = typeof d === 'boolean' ? d : Object.freeze({ except: Object.freeze([...d.except]) })
+  }
+  if (given.allowUnixSockets !== undefined)
+    policy.allowUnixSockets = Object.freeze(dedupe(given.allowUnixSockets.map(canonicalPath)))
   if (given.requireEnforcement !== undefined) policy.requireEnforcement = given.requireEnforcement
   return Object.freeze(policy)
 }

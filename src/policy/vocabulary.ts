@@ -36,7 +36,9 @@ export type SandboxEnforcement = (typeof SANDBOX_ENFORCEMENTS)[number]
  * `network` (when the policy denies it), `processes` (signals and process control of anything
  * outside the sandbox: kill, ptrace, prlimit, scheduling, priority), `ipc` (SysV, POSIX message
  * queues), `keyrings`, `terminals` (injection into or reading of other terminals), `lifetime`
- * (nothing the command started outlives the run), `resources` (when the policy sets limits).
+ * (nothing the command started outlives the run), `resources` (when the policy sets limits),
+ * `secrets` (the hidden paths cannot be read), `protected` (the protected paths inside a
+ * writable root cannot be changed, created or renamed away).
  * `signals` is the former name of `processes`, kept as an alias: it is listed wherever
  * `processes` is.
  */
@@ -51,6 +53,8 @@ export const EFFECT_CLASSES = [
   'terminals',
   'lifetime',
   'resources',
+  'secrets',
+  'protected',
   'signals',
 ] as const
 
@@ -103,10 +107,23 @@ export interface SandboxExecutionPolicy {
   writableRoots?: readonly string[] | undefined
   /** cordon: `inherit` (default) or `deny`, enforced where a backend can. */
   network?: NetworkPolicy | undefined
-  /** cordon: paths that stay read-only even inside a writable root, where a backend can. */
+  /**
+   * cordon: paths that stay read-only even inside a writable root: absolute, or relative to the
+   * workspace root. Added to the defaults (`.git/hooks`, `.git/config` and their submodule and
+   * worktree counterparts, the installed cordon package) unless `protectedDefaults` is false.
+   */
   protectedPaths?: readonly string[] | undefined
-  /** cordon: paths a confined command may not see, where a backend can hide them. */
+  /** cordon: keep the default protected paths (default true). */
+  protectedDefaults?: boolean | undefined
+  /** cordon: absolute paths a confined command may not read, added to the default hidden set. */
   hiddenPaths?: readonly string[] | undefined
+  /**
+   * cordon: the default hidden set (`profiles/hidden.json`): true (default) keeps it, false
+   * drops it, `{ except: [name] }` drops the named entries.
+   */
+  hiddenDefaults?: boolean | { readonly except: readonly string[] } | undefined
+  /** cordon: host unix sockets (absolute paths) a bubblewrap run keeps reachable under its /run masks. */
+  allowUnixSockets?: readonly string[] | undefined
   /** cordon: refuse a backend that enforces this policy only `partial`ly. */
   requireEnforcement?: 'full' | undefined
   /** cordon: resource limits of the run (processes, address space, file size). */
@@ -127,6 +144,26 @@ const absolutePath = z
   .string()
   .regex(/^\//, { error: 'must be an absolute path', abort: true })
   .refine(isNormalAbsolutePath, 'must be a normalized absolute path (no ".", "..", "//" or trailing "/")')
+
+/** Whether `p` is relative, lexically normal and stays beneath where it is resolved (no `..`). */
+export function isNormalRelativePath(p: string): boolean {
+  return (
+    p.length > 0 &&
+    !path.isAbsolute(p) &&
+    !p.includes('\0') &&
+    path.normalize(p) === p &&
+    !p.endsWith('/') &&
+    p !== '.' &&
+    p.split('/').every((part) => part !== '..')
+  )
+}
+
+const protectedPath = z
+  .string()
+  .refine(
+    (p) => isNormalAbsolutePath(p) || isNormalRelativePath(p),
+    'must be a normalized absolute path, or a relative one inside the workspace root (no "..")',
+  )
 
 /** Validates a SandboxMode. */
 export const SandboxModeSchema = z.enum(SANDBOX_MODES)
@@ -153,8 +190,19 @@ export const SandboxExecutionPolicySchema = z
     sessionId: z.string().min(1).optional(),
     writableRoots: z.array(absolutePath).readonly().optional(),
     network: NetworkPolicySchema.optional(),
-    protectedPaths: z.array(absolutePath).readonly().optional(),
+    protectedPaths: z.array(protectedPath).readonly().optional(),
+    protectedDefaults: z.boolean().optional(),
     hiddenPaths: z.array(absolutePath).readonly().optional(),
+    hiddenDefaults: z
+      .union([
+        z.boolean(),
+        z
+          .object({ except: z.array(z.string().min(1)).readonly() })
+          .strict()
+          .readonly(),
+      ])
+      .optional(),
+    allowUnixSockets: z.array(absolutePath).readonly().optional(),
     requireEnforcement: z.literal('full').optional(),
     limits: ResourceLimitsSchema.optional(),
   })

@@ -24,9 +24,20 @@
  *   --dev /dev                                 2. a fresh minimal /dev (null zero full random
  *                                              urandom tty, pts, an empty shm): host /dev/shm is gone
  *   --proc /proc                               3. a procfs of the new pid namespace
- *   --bind P P      for each writable grant    4. in grant order: workspace root, extra roots, the
- *                                              session temp dir (after 1–3, so nothing shadows them)
- *   --ro-bind-try P P  for each protected path 5. after 4: read-only again inside a writable root
+ *   the layered mounts, parents before       4. every mount below, ordered by the depth of its
+ *   children (a mount shadows what lies          path (a deeper one after a shallower one), at one
+ *   beneath it), at one depth in this order:     depth in the order listed here:
+ *     --bind P P        each writable grant      workspace root, extra roots, the session temp dir
+ *     --bind A A        each protected parent    directories between a writable root and a
+ *                                                protected path: mount points cannot be renamed,
+ *                                                so the protected path cannot be moved away
+ *     --tmpfs D         each socket mask         /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR, the
+ *                                                SSH agent's dir: host unix sockets unreachable
+ *     --tmpfs D / --ro-bind EMPTY F              each hidden dir / file: empty, read-only
+ *     --ro-bind P P     each kept path           kept children of a hidden dir, allowed sockets,
+ *                                                the session's spill dir
+ *     --ro-bind P P / --tmpfs P                  each protected path (missing hooks dir: empty)
+ *   --remount-ro D      each tmpfs above         5. the masks become read-only, once filled
  *   --remount-ro /dev --remount-ro /proc       6. last mount steps, non-recursive: no new file in
  *                                              /dev or /dev/shm (the device binds stay usable), no
  *                                              write to /proc/sys (a capless root could otherwise
@@ -47,6 +58,20 @@
  */
 import type { SandboxGrants } from '../policy/grants.js'
 import type { NetworkPolicy } from '../policy/vocabulary.js'
+import type { ProtectedSet } from './protected-paths.js'
+import { depth, type HiddenMount } from './read-view.js'
+
+/** The layered mounts of a plan beyond the writable grants (all paths canonical). */
+export interface BubblewrapMounts {
+  hidden: readonly HiddenMount[]
+  protected: ProtectedSet
+  /** Directories whose host unix sockets are masked by an empty tmpfs. */
+  socketMasks: readonly string[]
+  /** Paths bound back read-only (allowed sockets, resolv.conf under a mask, the session's spill dir). */
+  keep: readonly string[]
+  /** An empty, read-only file laid over hidden files. */
+  emptyFile: string
+}
 
 /** What the argv needs besides the grants. */
 export interface BubblewrapArgvOptions {
@@ -62,6 +87,39 @@ export interface BubblewrapArgvOptions {
   command: readonly string[]
   /** A terminal's run keeps the terminal's session (no `--new-session`). */
   terminal?: boolean | undefined
+  /** Hidden, protected, masked and kept paths (none when absent). */
+  mounts?: BubblewrapMounts | undefined
+}
+
+/** One mount of step 4, with its rank among mounts at the same depth. */
+interface Mount {
+  path: string
+  rank: number
+  args: string[]
+  tmpfs?: boolean
+}
+
+/** Step 4's mounts, parents before children, then step 5's remounts. */
+function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined): string[] {
+  const list: Mount[] = grants.writable.map((g) => ({ path: g.path, rank: 0, args: ['--bind', g.path, g.path] }))
+  if (mounts !== undefined) {
+    for (const p of mounts.protected.parents) list.push({ path: p, rank: 1, args: ['--bind', p, p] })
+    for (const d of mounts.socketMasks) list.push({ path: d, rank: 2, args: ['--tmpfs', d], tmpfs: true })
+    for (const h of mounts.hidden) {
+      if (h.kind === 'dir') list.push({ path: h.path, rank: 3, args: ['--tmpfs', h.path], tmpfs: true })
+      else if (h.kind === 'file') list.push({ path: h.path, rank: 3, args: ['--ro-bind', mounts.emptyFile, h.path] })
+      else list.push({ path: h.path, rank: 4, args: ['--ro-bind', h.path, h.path] })
+    }
+    for (const k of mounts.keep) list.push({ path: k, rank: 4, args: ['--ro-bind', k, k] })
+    for (const p of mounts.protected.paths) {
+      if (p.kind === 'missing-dir') list.push({ path: p.path, rank: 5, args: ['--tmpfs', p.path], tmpfs: true })
+      else list.push({ path: p.path, rank: 5, args: ['--ro-bind', p.path, p.path] })
+    }
+  }
+  list.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank)
+  const out = list.flatMap((m) => m.args)
+  for (const m of list) if (m.tmpfs) out.push('--remount-ro', m.path)
+  return out
 }
 
 /** The fds a wrapped run's supervisor uses inside bwrap (the runtime installs them). */
@@ -80,8 +138,7 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.network === 'deny') argv.push('--unshare-net')
   argv.push('--cap-drop', 'ALL')
   argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
-  for (const grant of grants.writable) argv.push('--bind', grant.path, grant.path)
-  for (const path of grants.protectedPaths) argv.push('--ro-bind-try', path, path)
+  argv.push(...layeredMounts(grants, options.mounts))
   argv.push('--remount-ro', '/dev', '--remount-ro', '/proc')
   if (options.tempDir !== undefined) argv.push('--setenv', 'TMPDIR', options.tempDir)
   if (options.cwd !== undefined) argv.push('--chdir', options.cwd)

@@ -6,15 +6,27 @@
  */
 import { InvalidRequestError } from '../policy/errors.js'
 import { findProgram } from '../subprocess/program-path.js'
-import type { RulesetReference, SubprocessSpawnSpec } from '../subprocess/types.js'
+import type { RulesetReference, SubprocessOutputMode, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv, WRAPPED_FDS } from './bubblewrap.js'
 import { type ConfinementPlan, initArgs } from './plan.js'
 
-/** The spec without any confinement it may already carry, with the plan's TMPDIR. */
+/** A collected stream's spill goes to the session's spill dir (its commands may read it), unless it names one. */
+function spillInto(mode: SubprocessOutputMode, dir: string): SubprocessOutputMode {
+  if (typeof mode !== 'object' || mode.spill === undefined || mode.spill.dir !== undefined) return mode
+  return { ...mode, spill: { ...mode.spill, dir } }
+}
+
+/** The spec without any confinement it may already carry, with the plan's TMPDIR and the session's spill dir. */
 function bare(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawnSpec {
   const { confinement: _ignored, ...rest } = spec
-  if (plan.tempDir === undefined) return rest
-  return { ...rest, env: { ...rest.env, TMPDIR: plan.tempDir } }
+  const out = plan.tempDir === undefined ? rest : { ...rest, env: { ...rest.env, TMPDIR: plan.tempDir } }
+  const spill = plan.grants.readable[0]?.path
+  const stdio = out.stdio
+  if (spill === undefined || stdio === undefined) return out
+  const stdout = spillInto(stdio.stdout, spill)
+  const stderr = spillInto(stdio.stderr, spill)
+  if (stdout === stdio.stdout && stderr === stdio.stderr) return out
+  return { ...out, stdio: { ...stdio, stdout, stderr } }
 }
 
 /** The Landlock-confined spec. */
@@ -69,6 +81,7 @@ export function bubblewrapSpec(
     cwd: spec.cwd,
     command: inner,
     terminal: tools.terminal,
+    mounts: plan.mounts,
   })
   return {
     ...base,

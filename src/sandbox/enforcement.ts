@@ -27,21 +27,45 @@ export interface BackendFacts {
   uid0: boolean
 }
 
+/** What the plan found about the policy's hidden and protected paths on this host. */
+export interface ShieldFacts {
+  /** How many hidden places the policy names (defaults included). */
+  hiddenPlaces: number
+  /** Hidden places that lie inside a writable grant (canonical). */
+  hiddenInWritable: readonly string[]
+  /** Protected paths inside writable roots (canonical). */
+  protectedInWritable: readonly string[]
+}
+
 /** The parts of a policy the accounts read. */
 export interface AccountPolicy {
   mode: ConfinedSandboxMode
   network?: NetworkPolicy | undefined
   limits?: ResourceLimits | undefined
+  /** Absent: nothing hidden, nothing protected inside a writable root. */
+  shield?: ShieldFacts | undefined
 }
 
-/** The classes `policy` promises: every confined run's, plus network when denied, plus resources when limited. */
+/**
+ * The classes `policy` promises: every confined run's, plus network when denied, resources when
+ * limited, secrets when something is hidden, protected when a protected path lies inside a
+ * writable root.
+ */
 export function promisedClasses(policy: AccountPolicy): EffectClass[] {
   const classes: EffectClass[] = [...ALWAYS_PROMISED_CLASSES]
   if (policy.network === 'deny') classes.push('network')
   if (policy.limits !== undefined && Object.values(policy.limits).some((v) => v !== undefined))
     classes.push('resources')
+  if ((policy.shield?.hiddenPlaces ?? 0) > 0) classes.push('secrets')
+  if ((policy.shield?.protectedInWritable.length ?? 0) > 0) classes.push('protected')
   return classes
 }
+
+const BY_PATH =
+  'hiding is by path: a hard link or another mount of the same file system elsewhere still shows the content'
+
+const listed = (paths: readonly string[]) =>
+  paths.length <= 4 ? paths.join(', ') : `${paths.slice(0, 4).join(', ')} and ${paths.length - 4} more`
 
 const yes = (how: string): ClassVerdict => ({ governed: true, how })
 const no = (how: string): ClassVerdict => ({ governed: false, how })
@@ -121,6 +145,14 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
       )
     : no('the cordon-exec helper is missing: descendants that leave the process group can outlive the run')
   c.resources = resourcesVerdict(facts, policy.limits)
+  const inWritable = policy.shield?.hiddenInWritable ?? []
+  c.secrets =
+    inWritable.length === 0
+      ? yes(`Landlock grants no read right on the hidden paths (their names stay listable; ${BY_PATH})`)
+      : no(`Landlock cannot hide what lies inside a writable root: ${listed(inWritable)} (bubblewrap can)`)
+  c.protected = no(
+    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can)`,
+  )
   return account(c, promisedClasses(policy))
 }
 
@@ -151,6 +183,10 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
     ? yes('the pid namespace ends with its init (cordon-exec) and bwrap dies with the host')
     : no('the cordon-exec helper is missing')
   c.resources = resourcesVerdict(facts, policy.limits)
+  c.secrets = yes(`an empty read-only mount over each hidden path (${BY_PATH})`)
+  c.protected = yes(
+    'read-only binds over the protected paths, the directories above them bound in place so they cannot be renamed away',
+  )
   return account(c, promisedClasses(policy))
 }
 

@@ -4,17 +4,19 @@
  * SANDBOX_UNAVAILABLE. It never hands back an unconfined spec for a confined mode, and
  * `danger-full-access` never asks a backend.
  *
- * Each session gets a private temp dir (0700, under os.tmpdir()), granted writable in every
- * confined mode and exported as TMPDIR; the host /tmp itself is never writable. `dispose()`
- * removes those dirs and closes every ruleset fd (a spec confined before then fails closed).
+ * Each session gets its own directories in cordon's private layout (src/subprocess/
+ * private-layout.ts): `tmp/`, granted writable in every confined mode and exported as TMPDIR (the
+ * host /tmp itself is never writable), and `spill/`, readable by the session's commands, where its
+ * runs' spill files go. Every other session's dirs, and the rest of the private layout, are
+ * hidden with the policy's hidden set. `dispose()` removes the session dirs and closes every
+ * ruleset fd (a spec confined before then fails closed).
  */
 import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SANDBOX_BACKENDS } from '../policy/backends.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor, type SandboxGrants } from '../policy/grants.js'
+import { hiddenPlacesFor } from '../policy/hidden-defaults.js'
 import {
   isConfinedMode,
   type SandboxEnforcement,
@@ -22,23 +24,34 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import {
+  createSessionDirs,
+  privateEmptyFile,
+  privateParent,
+  type SessionDirs,
+  sweepStaleSessions,
+} from '../subprocess/private-layout.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
-import { accountFor, type BackendFacts } from './enforcement.js'
+import type { BubblewrapMounts } from './bubblewrap.js'
+import { accountFor, type BackendFacts, type ShieldFacts } from './enforcement.js'
 import { RulesetBuildError, statPath } from './landlock.js'
 import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './plan.js'
 import { probeBackends } from './probe.js'
 import { landlockHost } from './probe-landlock.js'
-import { ReadView } from './read-view.js'
+import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './protected-paths.js'
+import { DEV_CLOSED, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
 import { type BackendChoice, selectBackend } from './select.js'
+import { socketMasksFor } from './socket-masks.js'
 
 /** How many policies' plans are remembered. */
 const PLAN_MEMO_SIZE = 64
 
-/** Places a Landlock-confined command can never open (names stay listable). */
-const ALWAYS_CLOSED: readonly string[] = ['/dev']
+const NO_PROTECTED: ProtectedSet = { paths: [], parents: [], stamps: [] }
+
+let swept = false
 
 /** Options for LocalSandbox.create. */
 export interface LocalSandboxOptions {
@@ -50,6 +63,8 @@ export interface LocalSandboxOptions {
   rulesetCacheSize?: number
   /** The PATH the probe searches for `bwrap`; default `process.env.PATH`. */
   searchPath?: string | undefined
+  /** The environment hidden paths (`~`, `$XDG_RUNTIME_DIR`), socket masks and the private layout are read from; default `process.env`. */
+  env?: NodeJS.ProcessEnv | undefined
 }
 
 /** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
@@ -61,6 +76,8 @@ export interface ConfinedSpawn {
   enforcement?: SandboxEnforcement
   /** The session's private temp dir (also `spec.env.TMPDIR`). */
   tempDir?: string
+  /** The session's spill dir (readable by its commands): a spec's `spill.dir` for its runs. */
+  spillDir?: string
   /** The plan the spec carries (absent only for `danger-full-access`). */
   plan?: ConfinementPlan
 }
@@ -90,11 +107,12 @@ function factsOf(backend: SandboxBackendName, capability: BackendCapability, pol
 
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
-  private readonly tempDirs = new Map<string, string>()
+  private readonly sessions = new Map<string, SessionDirs>()
   private readonly plans = new Map<string, PlanMemo>()
   private readonly views = new Map<string, ReadView>()
   private readonly pins = new RootPins()
   private readonly rulesets: RulesetCache | undefined
+  private readonly env: NodeJS.ProcessEnv
   private disposed = false
 
   private constructor(
@@ -104,6 +122,7 @@ export class LocalSandbox {
     options: LocalSandboxOptions,
   ) {
     if (native) this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
+    this.env = options.env ?? process.env
   }
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
@@ -118,13 +137,21 @@ export class LocalSandbox {
         native = undefined
       }
     }
+    if (!swept) {
+      swept = true
+      try {
+        sweepStaleSessions(options.env ?? process.env)
+      } catch {
+        // No private directory: the first plan says why.
+      }
+    }
     return new LocalSandbox(capabilities, native, options)
   }
 
   /** The backend and account `policy` gets here; throws SandboxUnavailableError when none fits. */
-  choose(policy: SandboxPolicy): BackendChoice {
+  choose(policy: SandboxPolicy, shield?: ShieldFacts): BackendChoice {
     return selectBackend(this.capabilities, policy, (name, capability) =>
-      accountFor(name, factsOf(name, capability, policy), policy),
+      accountFor(name, factsOf(name, capability, policy), { ...policy, shield }),
     )
   }
 
@@ -149,33 +176,70 @@ export class LocalSandbox {
       this.pins.check(policy.sessionId, memo.plan.grants)
       return memo.plan
     }
-    const choice = this.choose(confined)
     const native = this.native
-    if (!native) throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
-    const tempDir = this.sessionTempDir(policy.sessionId)
-    const view = choice.backend === 'landlock' ? this.viewFor(confined) : undefined
-    const snapshot = view?.current()
-    const grants = grantsFor(policy, { tempDir })
+    if (!native) {
+      this.choose(confined) // a policy no backend can enforce says why first
+      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
+    }
+    const session = this.sessionDirsFor(policy.sessionId)
+    const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill] })
     checkRoots(confined, grants)
     this.pins.check(policy.sessionId, grants)
+    const view = this.viewFor(confined)
+    const snapshot = view.current(true)
+    const protectedSet = confined.mode === 'workspace-write' ? protectedSetFor(confined, grants) : NO_PROTECTED
+    const shield = shieldOf(view.placeCount, snapshot, grants, protectedSet)
+    const choice = this.choose(confined, shield)
     const host = this.hostFor(choice, native)
     const plan =
       choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, snapshot ?? { epoch: 0, entries: [] })
-        : bubblewrapPlan(confined, grants, host, { setuid: isSetuid(choice.capability.executable) })
+        ? landlockPlan(confined, grants, host, snapshot, shield)
+        : bubblewrapPlan(
+            confined,
+            grants,
+            host,
+            { setuid: isSetuid(choice.capability.executable) },
+            {
+              viewEpoch: snapshot.epoch,
+              mounts: this.mountsFor(confined, snapshot, protectedSet, session),
+              shield,
+            },
+          )
     this.plans.delete(key)
-    this.plans.set(key, { plan, view, writable: writableInodes(grants) })
+    this.plans.set(key, { plan, view, writable: writableInodes(grants), protectedSet })
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
     return plan
   }
 
-  /** Whether a memoised plan still describes the host: its writable paths, and its read view's epoch. */
+  /**
+   * Whether a memoised plan still describes the host: its writable paths, its protected set, and
+   * its read view (by epoch; for bubblewrap, whose mounts hide only what exists, also by the
+   * listed directories' mtimes, checked now).
+   */
   private stillCurrent(memo: PlanMemo): boolean {
-    if (memo.view !== undefined && memo.view.current().epoch !== memo.plan.viewEpoch) return false
+    if (memo.view.current(memo.plan.backend === 'bubblewrap').epoch !== memo.plan.viewEpoch) return false
+    if (memo.protectedSet.stamps.length > 0 && !protectedSetCurrent(memo.protectedSet)) return false
     return memo.writable.every((w) => {
       const info = statPath(w.path)
       return info !== undefined && info.dev === w.dev && info.ino === w.ino
     })
+  }
+
+  /** bubblewrap's layered mounts for one plan. */
+  private mountsFor(
+    policy: SandboxPolicy,
+    snapshot: ReadViewSnapshot,
+    protectedSet: ProtectedSet,
+    session: SessionDirs,
+  ): BubblewrapMounts {
+    const sockets = socketMasksFor(policy.allowUnixSockets ?? [], this.env)
+    return {
+      hidden: snapshot.mounts,
+      protected: protectedSet,
+      socketMasks: sockets.masks,
+      keep: [...sockets.keep, session.spill],
+      emptyFile: privateEmptyFile(this.env),
+    }
   }
 
   /** The spec confined to `policy` (the runtime runs it as is); throws SandboxUnavailableError when no backend fits. */
@@ -196,6 +260,8 @@ export class LocalSandbox {
       plan,
     }
     if (plan.tempDir !== undefined) out.tempDir = plan.tempDir
+    const spill = plan.grants.readable[0]?.path
+    if (spill !== undefined) out.spillDir = spill
     return out
   }
 
@@ -236,28 +302,30 @@ export class LocalSandbox {
     })
   }
 
-  /** The read view for a policy's closed places (/dev, and its hidden paths). */
+  /** The read view for a policy's hidden places (/dev for Landlock, cordon's private dir, the policy's set). */
   private viewFor(policy: SandboxPolicy): ReadView {
-    const closed = [...ALWAYS_CLOSED, ...(policy.hiddenPaths ?? [])].sort()
-    const key = closed.join('\0')
+    const places: ViewPlace[] = [
+      DEV_CLOSED,
+      { name: 'cordon-private', path: privateParent(this.env) },
+      ...hiddenPlacesFor(policy, this.env),
+    ]
+    const key = JSON.stringify(places)
     let view = this.views.get(key)
     if (!view) {
-      view = new ReadView(closed)
+      view = new ReadView(places)
       this.views.set(key, view)
     }
     return view
   }
 
-  /** The private temp dir of a session (created on first use, recreated if removed behind our back). */
-  private sessionTempDir(sessionId: string | undefined): string {
+  /** The private dirs of a session (created on first use, recreated if removed behind our back). */
+  private sessionDirsFor(sessionId: string | undefined): SessionDirs {
     const key = sessionId ?? ''
-    const existing = this.tempDirs.get(key)
-    if (existing !== undefined && fs.existsSync(existing)) return existing
-    const label = sessionId === undefined ? 'anon' : sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40)
-    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `cordon-tmp-${label}-`)))
-    fs.chmodSync(dir, 0o700)
-    this.tempDirs.set(key, dir)
-    return dir
+    const existing = this.sessions.get(key)
+    if (existing !== undefined && fs.existsSync(existing.tmp) && fs.existsSync(existing.spill)) return existing
+    const dirs = createSessionDirs(sessionId ?? 'anon', this.env)
+    this.sessions.set(key, dirs)
+    return dirs
   }
 
   /** The number of Landlock ruleset fds held (for leak checks). */
@@ -273,8 +341,8 @@ export class LocalSandbox {
     this.plans.clear()
     for (const view of this.views.values()) view.close()
     this.views.clear()
-    const dirs = [...this.tempDirs.values()]
-    this.tempDirs.clear()
+    const dirs = [...this.sessions.values()].map((d) => d.dir)
+    this.sessions.clear()
     await Promise.all(dirs.map((d) => fs.promises.rm(d, { recursive: true, force: true })))
   }
 }
@@ -282,7 +350,8 @@ export class LocalSandbox {
 /** A plan remembered for its policy, with what makes it stale. */
 interface PlanMemo {
   plan: ConfinementPlan
-  view: ReadView | undefined
+  view: ReadView
+  protectedSet: ProtectedSet
   /** Every writable path (temp dir included) and the inode it was when planned. */
   writable: Array<{ path: string; dev: number; ino: number }>
 }
@@ -300,5 +369,20 @@ function isSetuid(executable: string | undefined): boolean {
     return (fs.statSync(executable).mode & 0o4000) !== 0
   } catch {
     return false
+  }
+}
+
+/** What the accounts need to know about the hidden and protected paths of one plan. */
+function shieldOf(
+  placeCount: number,
+  snapshot: ReadViewSnapshot,
+  grants: SandboxGrants,
+  protectedSet: ProtectedSet,
+): ShieldFacts {
+  const writable = grants.writable.map((w) => w.path)
+  return {
+    hiddenPlaces: placeCount,
+    hiddenInWritable: snapshot.places.filter((p) => writable.some((w) => within(p, w))),
+    protectedInWritable: protectedSet.paths.map((p) => p.path),
   }
 }

@@ -17,7 +17,8 @@ import type { EnforcementAccount, SandboxBackendName } from '../policy/backends.
 import type { SandboxGrants } from '../policy/grants.js'
 import type { ResourceLimits, SandboxPolicy } from '../policy/vocabulary.js'
 import type { ConfinementSteps } from '../subprocess/types.js'
-import { bubblewrapAccount, landlockAccount } from './enforcement.js'
+import type { BubblewrapMounts } from './bubblewrap.js'
+import { bubblewrapAccount, landlockAccount, type ShieldFacts } from './enforcement.js'
 import {
   handledFsFor,
   handledNetFor,
@@ -71,8 +72,12 @@ export interface ConfinementPlan {
   steps: Omit<ConfinementSteps, 'ruleset'>
   /** bubblewrap only: bwrap's own steps (no_new_privs and the launcher program). */
   wrapperSteps: Omit<ConfinementSteps, 'ruleset'> | undefined
-  /** The read view's epoch this plan was built from (landlock). */
+  /** The read view's epoch this plan was built from. */
   viewEpoch: number | undefined
+  /** bubblewrap only: the hidden, protected, masked and kept mounts. */
+  mounts: BubblewrapMounts | undefined
+  /** The hidden and protected paths as the accounts saw them. */
+  shield: ShieldFacts | undefined
 }
 
 /** The rlimits of a run: no core dumps, and the policy's limits. */
@@ -111,7 +116,8 @@ export function landlockPlan(
   policy: SandboxPolicy,
   grants: SandboxGrants,
   host: PlanHost,
-  view: ReadViewSnapshot,
+  view: Pick<ReadViewSnapshot, 'epoch' | 'entries'>,
+  shield?: ShieldFacts,
 ): ConfinementPlan {
   const deny = policy.network === 'deny'
   const ns = host.namespaces
@@ -122,6 +128,7 @@ export function landlockPlan(
   const namespaces = { ipc: privateIpc, net: privateNet, user: ns.viaUserNamespace && (privateIpc || privateNet) }
   const entries: RulesetEntry[] = [
     ...view.entries,
+    ...grants.readable.map((r) => ({ path: r.path, rights: rightsFor(r.access), origin: 'read' as const })),
     ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
     ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
   ]
@@ -151,7 +158,7 @@ export function landlockPlan(
       namespaces: { ipc: privateIpc, net: privateNet },
       uid0: host.uid === 0,
     },
-    policy,
+    { ...policy, shield },
   )
   return {
     backend: 'landlock',
@@ -166,6 +173,8 @@ export function landlockPlan(
     steps: commandSteps(host, policy, program),
     wrapperSteps: undefined,
     viewEpoch: view.epoch,
+    mounts: undefined,
+    shield,
   }
 }
 
@@ -175,6 +184,7 @@ export function bubblewrapPlan(
   grants: SandboxGrants,
   host: PlanHost,
   wrapper: { setuid: boolean },
+  layered?: { viewEpoch: number; mounts: BubblewrapMounts; shield: ShieldFacts },
 ): ConfinementPlan {
   const deny = policy.network === 'deny'
   const entries: RulesetEntry[] = [
@@ -207,7 +217,7 @@ export function bubblewrapPlan(
       namespaces: { ipc: true, net: deny },
       uid0: host.uid === 0,
     },
-    policy,
+    { ...policy, shield: layered?.shield },
   )
   // Inside bwrap (--cap-drop ALL) nothing can drop a bounding set: capset and no_new_privs only.
   const steps = { ...commandSteps(host, policy, program), dropBounding: false }
@@ -233,7 +243,9 @@ export function bubblewrapPlan(
     namespaces: { ipc: false, net: false, user: false },
     steps,
     wrapperSteps,
-    viewEpoch: undefined,
+    viewEpoch: layered?.viewEpoch,
+    mounts: layered?.mounts,
+    shield: layered?.shield,
   }
 }
 

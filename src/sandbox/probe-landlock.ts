@@ -15,7 +15,7 @@ import { landlockSpec } from './confine-spec.js'
 import { landlockAccount } from './enforcement.js'
 import { buildRuleset, KNOWN_ABI } from './landlock.js'
 import { landlockPlan, type PlanHost } from './plan.js'
-import { readEntries } from './read-view.js'
+import { DEV_CLOSED, readEntries } from './read-view.js'
 import { RulesetHandle } from './ruleset-cache.js'
 import { hostSeccompArch } from './seccomp.js'
 
@@ -234,7 +234,7 @@ async function canaryFor(
     const host = landlockHost(native, facts)
     const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
     const grants = grantsFor(policy, { tempDir: scratch.allowed })
-    const plan = landlockPlan(policy, grants, host, { epoch: 0, entries: readEntries(['/dev']) })
+    const plan = landlockPlan(policy, grants, host, { epoch: 0, entries: readEntries([DEV_CLOSED]).entries })
     if (plan.ruleset) {
       try {
         handle = new RulesetHandle(buildRuleset(plan.ruleset, native))

@@ -1,57 +1,141 @@
 /**
- * What a Landlock-confined command may read. Landlock is allow-list only and its rules cover a
- * whole subtree, so nothing can be closed under a rule on `/`: instead `/` gets only the right to
- * list directories (names stay listable everywhere), and read rights go on every sibling along
- * the path to each closed place — every entry of `/` but `dev`, every entry of `/dev` but what is
- * closed, and so on for each hidden path. A closed path's content can then not be opened.
+ * What a confined command may read, for a set of hidden places, in the two forms the backends
+ * need: Landlock read rules, and the mounts bubblewrap lays over the hidden places.
  *
- * Symlinks among the siblings get no rule (a rule would land on their target, which may be the
- * very place that is closed); what they point to is covered where it really lives. Entries that
- * appear later beside an ancestor are not readable until the view is rebuilt: each ancestor is
- * watched (inotify through fs.watch), and any change there makes a new epoch, so the next plan
- * lists again — no listing per spawn. Where a watch cannot be set, every plan lists again.
+ * Landlock is allow-list only and its rules cover a whole subtree, so nothing can be hidden under
+ * a rule on `/`: instead `/` gets only the right to list directories (names stay listable
+ * everywhere), and read rights go on every sibling along the path to each hidden place — every
+ * entry of `/` but `dev`, every entry of `/dev` but what is closed, and so on. A directory with
+ * `only`/`keep` globs is listed too, its hidden children left out. Hidden content can then not be
+ * opened. Symlinks among the siblings get no rule (a rule would land on their target, which may
+ * be the very place that is hidden); what they point to is covered where it really lives.
+ *
+ * bubblewrap: an empty tmpfs over each hidden directory (made read-only once the deeper mounts
+ * are in place), an empty read-only file over each hidden file; for `keep`, the kept children
+ * bound back read-only. A hidden path that does not exist gets nothing (no mount point is made).
+ *
+ * Entries that appear later beside a listed directory are not readable until the view is
+ * rebuilt: each listed directory, and the parent of each hidden place, is watched (inotify
+ * through fs.watch, names only), and a new, removed or renamed entry makes a new epoch, so the
+ * next plan lists again — no listing per spawn. Where a watch cannot be set, every plan lists.
  */
 import fs from 'node:fs'
+import path from 'node:path'
+import { globMatches, type HiddenPlace } from '../policy/hidden-defaults.js'
+import { canonicalPath } from '../policy/resolve.js'
 import { FS, READ_TREE, type RulesetEntry } from './landlock.js'
 
-/** One epoch of a view: the read entries, and the epoch they belong to. */
+/** One hidden place as the view takes it; `landlockOnly` places get no bubblewrap mount (bwrap makes its own /dev). */
+export interface ViewPlace extends HiddenPlace {
+  readonly landlockOnly?: boolean
+}
+
+/** `/dev` is closed to every Landlock-confined command but the granted devices (bubblewrap makes its own /dev). */
+export const DEV_CLOSED: ViewPlace = { name: 'devices', path: '/dev', landlockOnly: true }
+
+/** A bubblewrap mount over a hidden place (or a kept child bound back). */
+export interface HiddenMount {
+  /** `dir`: an empty tmpfs, read-only; `file`: an empty read-only file; `keep`: the host path bound back read-only. */
+  kind: 'dir' | 'file' | 'keep'
+  path: string
+}
+
+/** One epoch of a view. */
 export interface ReadViewSnapshot {
   epoch: number
+  /** Landlock read rules. */
   entries: RulesetEntry[]
+  /** bubblewrap's mounts, parents before children. */
+  mounts: HiddenMount[]
+  /** Every hidden place that exists, canonical (for explain). */
+  hidden: string[]
+  /** Every hidden place, canonical, whether it exists or not (bubblewrap's; for the accounts). */
+  places: string[]
 }
 
 /** Whether `inner` is `outer` or lies beneath it (both canonical). */
-function within(inner: string, outer: string): boolean {
+export function within(inner: string, outer: string): boolean {
   return inner === outer || outer === '/' || inner.startsWith(`${outer}/`)
 }
 
+interface Filter {
+  only?: readonly string[] | undefined
+  keep?: readonly string[] | undefined
+}
+
+const matchesAny = (globs: readonly string[] | undefined, name: string) =>
+  globs?.some((g) => globMatches(g, name)) === true
+
+function lstat(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+function list(dir: string): string[] | undefined {
+  try {
+    return fs.readdirSync(dir)
+  } catch {
+    return undefined
+  }
+}
+
+/** The hidden places made canonical: fully closed paths and filtered directories. */
+function canonicalPlaces(places: readonly ViewPlace[]) {
+  const closed = new Map<string, ViewPlace>()
+  const filters = new Map<string, Filter>()
+  for (const place of places) {
+    const p = canonicalPath(place.path)
+    if (p === '/') continue
+    if (place.only === undefined && place.keep === undefined) closed.set(p, place)
+    else {
+      const f = filters.get(p) ?? {}
+      filters.set(p, {
+        only: place.only ? [...(f.only ?? []), ...place.only] : f.only,
+        keep: place.keep ? [...(f.keep ?? []), ...place.keep] : f.keep,
+      })
+    }
+  }
+  // A place inside a fully closed one is hidden by it already.
+  const shut = [...closed.keys()]
+  const inside = (p: string) => shut.some((c) => c !== p && within(p, c))
+  for (const p of [...closed.keys()]) if (inside(p)) closed.delete(p)
+  for (const p of [...filters.keys()]) if (inside(p) || closed.has(p)) filters.delete(p)
+  return { closed, filters }
+}
+
 /**
- * The read entries for a set of closed paths (canonical, absolute): `/` listable, every sibling
- * along the way readable, the closed paths themselves and symlinks left out. `watch` is called
- * with every directory that was listed.
+ * The read entries and mounts for `places`: `/` listable, every sibling along the way readable,
+ * hidden places and symlinks left out. `watch` is called with every directory whose listing
+ * the result depends on.
  */
-export function readEntries(closed: readonly string[], watch?: (dir: string) => void): RulesetEntry[] {
+export function readEntries(
+  places: readonly ViewPlace[],
+  watch?: (dir: string) => void,
+): Omit<ReadViewSnapshot, 'epoch'> {
+  const { closed, filters } = canonicalPlaces(places)
+  const targets = [...closed.keys(), ...filters.keys()]
   const entries: RulesetEntry[] = [{ path: '/', rights: FS.READ_DIR, origin: 'read' }]
-  const shut = [...new Set(closed)].filter((p) => p !== '/')
+  for (const place of places) {
+    // A place replaced by a symlink (or created) changes what is hidden: its parent is watched.
+    const parent = path.dirname(place.path)
+    if (lstat(parent)?.isDirectory()) watch?.(parent)
+  }
   const visit = (dir: string) => {
     watch?.(dir)
-    let names: string[]
-    try {
-      names = fs.readdirSync(dir)
-    } catch {
-      return // unreadable or gone: nothing below it is granted
-    }
+    const names = list(dir)
+    if (names === undefined) return // unreadable or gone: nothing below it is granted
+    const filter = filters.get(dir)
     for (const name of names) {
       const p = dir === '/' ? `/${name}` : `${dir}/${name}`
-      if (shut.includes(p)) continue
-      let st: fs.Stats
-      try {
-        st = fs.lstatSync(p)
-      } catch {
+      if (closed.has(p)) continue
+      if (filter && (matchesAny(filter.only, name) || (filter.keep !== undefined && !matchesAny(filter.keep, name))))
         continue
-      }
-      if (st.isSymbolicLink()) continue
-      if (shut.some((c) => within(c, p))) {
+      const st = lstat(p)
+      if (st === undefined || st.isSymbolicLink()) continue
+      if (targets.some((t) => within(t, p))) {
         if (st.isDirectory()) visit(p)
         continue
       }
@@ -59,7 +143,53 @@ export function readEntries(closed: readonly string[], watch?: (dir: string) => 
     }
   }
   visit('/')
-  return entries
+
+  const mounts: HiddenMount[] = []
+  const hidden: string[] = []
+  const bwrapClosed = [...closed.entries()].filter(([, place]) => place.landlockOnly !== true).map(([p]) => p)
+  const hide = (p: string, st: fs.Stats) => {
+    hidden.push(p)
+    mounts.push({ kind: st.isDirectory() ? 'dir' : 'file', path: p })
+  }
+  for (const p of bwrapClosed) {
+    const st = lstat(p)
+    if (st !== undefined) hide(p, st)
+  }
+  for (const [dir, filter] of filters) {
+    const st = lstat(dir)
+    if (!st?.isDirectory()) continue
+    const names = list(dir) ?? []
+    if (filter.keep !== undefined) {
+      hide(dir, st)
+      for (const name of names) {
+        if (matchesAny(filter.only, name) || !matchesAny(filter.keep, name)) continue
+        const child = lstat(path.join(dir, name))
+        if (child && !child.isSymbolicLink()) mounts.push({ kind: 'keep', path: path.join(dir, name) })
+      }
+      continue
+    }
+    for (const name of names) {
+      if (!matchesAny(filter.only, name)) continue
+      const child = lstat(path.join(dir, name))
+      if (child) hide(path.join(dir, name), child)
+    }
+  }
+  mounts.sort((a, b) => depth(a.path) - depth(b.path))
+  const all = [...bwrapClosed, ...filters.keys()].sort()
+  return { entries, mounts, hidden: hidden.sort(), places: all }
+}
+
+function mtimeOf(dir: string): bigint | undefined {
+  try {
+    return fs.statSync(dir, { bigint: true }).mtimeNs
+  } catch {
+    return undefined
+  }
+}
+
+/** The number of components of a canonical path (parents sort before children). */
+export function depth(p: string): number {
+  return p === '/' ? 0 : p.split('/').length - 1
 }
 
 /** A read view kept current by watching the directories it listed. */
@@ -68,23 +198,53 @@ export class ReadView {
   private epoch = 0
   private watchers: fs.FSWatcher[] = []
   private unwatched = false
+  /** Each watched directory's mtime when it was listed. */
+  private stamps: Array<{ dir: string; mtime: bigint | undefined }> = []
 
-  constructor(private readonly closed: readonly string[]) {}
+  constructor(private readonly places: readonly ViewPlace[]) {}
 
-  /** The entries of the current epoch (listing again only after a watched directory changed). */
-  current(): ReadViewSnapshot {
-    if (this.snapshot && !this.unwatched) return this.snapshot
+  /** How many hidden places the view hides (those bubblewrap also hides: /dev is Landlock's own). */
+  get placeCount(): number {
+    return this.places.filter((p) => p.landlockOnly !== true).length
+  }
+
+  /**
+   * The view of the current epoch (listing again only after a watched directory's names changed).
+   * `verify` also checks the listed directories' mtimes now, for a change whose watch event has
+   * not arrived yet.
+   */
+  current(verify = false): ReadViewSnapshot {
+    if (this.snapshot && !this.unwatched && (!verify || this.unchanged())) return this.snapshot
     this.stopWatching()
     this.unwatched = false
     const epoch = ++this.epoch
-    const entries = readEntries(this.closed, (dir) => this.watch(dir))
-    this.snapshot = { epoch, entries }
+    const watched = new Set<string>()
+    this.stamps = []
+    const view = readEntries(this.places, (dir) => {
+      if (watched.has(dir)) return
+      watched.add(dir)
+      this.stamps.push({ dir, mtime: mtimeOf(dir) })
+      this.watch(dir)
+    })
+    this.snapshot = { epoch, ...view }
     return this.snapshot
+  }
+
+  /**
+   * Whether no watched directory's names changed since the current epoch was listed, checked now
+   * by their mtimes rather than by the watch (whose events arrive a tick later): a mount can only
+   * hide what exists when bubblewrap starts, so its plans check this per spawn.
+   */
+  unchanged(): boolean {
+    return this.snapshot !== undefined && this.stamps.every((s) => mtimeOf(s.dir) === s.mtime)
   }
 
   private watch(dir: string): void {
     try {
-      const watcher = fs.watch(dir, { persistent: false }, () => this.invalidate())
+      // 'rename' is a name appearing, going or moving; 'change' (content, attributes) leaves names alone.
+      const watcher = fs.watch(dir, { persistent: false }, (event) => {
+        if (event === 'rename') this.invalidate()
+      })
       watcher.on('error', () => this.invalidate())
       this.watchers.push(watcher)
     } catch {

@@ -188,7 +188,8 @@ export class ManagedProcess implements SubprocessHandle {
     const collectors: { stdout?: OutputCollector; stderr?: OutputCollector } = {}
     for (const stream of ['stdout', 'stderr'] as const) {
       const mode = spec.stdio[stream]
-      if (isCollect(mode)) collectors[stream] = new OutputCollector({ ...mode, stream, spillDir: init.spillDir })
+      if (isCollect(mode))
+        collectors[stream] = new OutputCollector({ ...mode, stream, spillDir: spillDirOf(mode, init.spillDir) })
     }
     this.collected = collectors
 
@@ -606,4 +607,10 @@ export class ManagedProcess implements SubprocessHandle {
   get gone(): boolean {
     return this.treeGone
   }
+}
+
+/** Where a stream's spill file goes: the spec's own directory (a sandbox session's), else the runtime's. */
+function spillDirOf(mode: SubprocessCollect, fallback: () => string): () => string {
+  const dir = mode.spill?.dir
+  return dir === undefined ? fallback : () => dir
 }

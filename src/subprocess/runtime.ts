@@ -72,7 +72,11 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   constructor(options: LocalSubprocessRuntimeOptions = {}) {
     super()
     this.spills = new SpillDirectory({ parent: options.spillDir, keep: options.keepSpills })
-    SpillDirectory.sweepStale(options.spillDir)
+    try {
+      SpillDirectory.sweepStale(options.spillDir)
+    } catch {
+      // No private directory yet: nothing to sweep; the first spill reports why.
+    }
     this.loadPty = options.loadPty ?? loadPty
     liveRuntimes.add(this)
     installExitHook()

@@ -27,11 +27,15 @@ const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) =>
 const cleanString = (v: unknown): v is string => typeof v === 'string' && !v.includes('\0')
 const byteCap = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER
 
+const COLLECT_KEYS: ReadonlySet<string> = new Set(['maxBytes', 'spill'])
+const SPILL_KEYS: ReadonlySet<string> = new Set(['maxBytes', 'dir'])
+
 function output(v: unknown): boolean {
   if (v === 'pipe' || v === 'inherit') return true
-  if (!isObject(v) || !onlyKeys(v, new Set(['maxBytes', 'spill'])) || !byteCap(v.maxBytes)) return false
+  if (!isObject(v) || !onlyKeys(v, COLLECT_KEYS) || !byteCap(v.maxBytes)) return false
   if (v.spill === undefined) return true
-  return isObject(v.spill) && onlyKeys(v.spill, new Set(['maxBytes'])) && byteCap(v.spill.maxBytes)
+  if (!isObject(v.spill) || !onlyKeys(v.spill, SPILL_KEYS) || !byteCap(v.spill.maxBytes)) return false
+  return v.spill.dir === undefined || (typeof v.spill.dir === 'string' && v.spill.dir.startsWith('/'))
 }
 
 function confinement(v: unknown): boolean {

@@ -13,7 +13,10 @@ export { MAX_TIMER_DELAY_MS }
 
 const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
 const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
-const collect = z.object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap }).strict().optional() }).strict()
+const spillDir = z.string().regex(/^\//, 'must be an absolute path')
+const collect = z
+  .object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap, dir: spillDir.optional() }).strict().optional() })
+  .strict()
 const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
 
 /** The schema of a SubprocessSpawnSpec. */

@@ -40,6 +40,8 @@ export interface SubprocessCollect {
   spill?: {
     /** Whole-stream byte cap; a larger stream discards its now-incomplete spill. */
     maxBytes: number
+    /** Existing private directory for the file (a sandbox session's spill dir); default the runtime's own. */
+    dir?: string
   }
 }
 

@@ -301,7 +301,7 @@ describe('the shared default runtime is disposed with the host', () => {
     const hooks = join(import.meta.dirname, '..', 'fixtures', 'ts-hooks.mjs')
     const child = nodeSpawn(process.execPath, ['--import', hooks, '--input-type=module', '-e', source], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, TMPDIR: tmp },
+      env: { ...process.env, CORDON_PRIVATE_DIR: tmp },
     })
     let out = ''
     child.stdout.on('data', (chunk) => {

@@ -97,7 +97,7 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
       { mode: 'workspace-write', workspaceRoot: dir, writableRoots: [extra], sessionId: 's1' },
     )
     expect(c.enforcement).toBe('partial')
-    expect(c.tempDir).toMatch(new RegExp(`^${os.tmpdir()}/cordon-tmp-s1-`))
+    expect(c.tempDir).toMatch(/\/sessions\/[0-9]+-s1-[A-Za-z0-9]{6}\/tmp$/)
     expect(c.spec.env?.TMPDIR).toBe(c.tempDir)
     expect(fs.statSync(c.tempDir!).mode & 0o777).toBe(0o700)
     const r = await runSpec(c.spec)
@@ -126,7 +126,9 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     }).tempDir
     expect(a1).toBe(a2)
     expect(b).not.toBe(a1)
-    expect(path.dirname(b!)).toBe(os.tmpdir())
+    // Each session's dir lies in cordon's private layout, side by side, never in the host /tmp.
+    expect(path.dirname(path.dirname(b!))).toBe(path.dirname(path.dirname(a1!)))
+    expect(path.basename(path.dirname(b!))).toMatch(/^[0-9]+-b_.._x-[A-Za-z0-9]{6}$/)
     // read-only gets the session's private temp dir too (and writes nothing else).
     expect(sandbox().confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir, sessionId: 'a' }).tempDir).toBe(
       a1,

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { grantsFor } from '../../src/policy/grants.js'
-import { bubblewrapArgv } from '../../src/sandbox/bubblewrap.js'
+import { type BubblewrapMounts, bubblewrapArgv } from '../../src/sandbox/bubblewrap.js'
 import { scratchDir } from '../support/scratch.js'
 
 const base = fs.realpathSync(scratchDir('cordon-bwrap-argv'))
@@ -117,17 +117,62 @@ describe('bubblewrapArgv', () => {
     expect(argv).toContain('--as-pid-1')
   })
 
-  it('protected paths are bound read-only again after the writable binds', () => {
-    const protectedDir = path.join(root, '.git')
-    const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: [protectedDir] })
-    const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command: ['true'] })
-    expect(argv.slice(argv.indexOf('--bind'), argv.indexOf('--remount-ro'))).toEqual([
+  it('layered mounts go parents first; at one depth binds, protected parents, masks, hidden, kept, protected', () => {
+    const grants = grantsFor({ mode: 'workspace-write', workspaceRoot: root })
+    const hooks = path.join(root, '.git', 'hooks')
+    const config = path.join(root, '.git', 'config')
+    const mounts: BubblewrapMounts = {
+      hidden: [
+        { kind: 'dir', path: path.join(base, 'home', '.ssh') },
+        { kind: 'keep', path: path.join(base, 'home', '.ssh', 'known_hosts') },
+        { kind: 'file', path: path.join(root, '.env') },
+      ],
+      protected: {
+        paths: [
+          { path: hooks, kind: 'missing-dir', origin: 'git' },
+          { path: config, kind: 'file', origin: 'git' },
+        ],
+        parents: [path.join(root, '.git')],
+        stamps: [],
+      },
+      socketMasks: ['/run'],
+      keep: ['/run/resolv.conf'],
+      emptyFile: '/private/empty',
+    }
+    const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command: ['true'], mounts })
+    const layered = argv.slice(argv.indexOf('/proc') + 1, argv.indexOf('--json-status-fd'))
+    expect(layered).toEqual([
+      '--tmpfs',
+      '/run',
+      '--ro-bind',
+      '/run/resolv.conf',
+      '/run/resolv.conf',
       '--bind',
       root,
       root,
-      '--ro-bind-try',
-      protectedDir,
-      protectedDir,
+      '--bind',
+      path.join(root, '.git'),
+      path.join(root, '.git'),
+      '--tmpfs',
+      path.join(base, 'home', '.ssh'),
+      '--ro-bind',
+      '/private/empty',
+      path.join(root, '.env'),
+      '--ro-bind',
+      path.join(base, 'home', '.ssh', 'known_hosts'),
+      path.join(base, 'home', '.ssh', 'known_hosts'),
+      '--tmpfs',
+      hooks,
+      '--ro-bind',
+      config,
+      config,
+      '--remount-ro',
+      '/run',
+      '--remount-ro',
+      path.join(base, 'home', '.ssh'),
+      '--remount-ro',
+      hooks,
+      ...SEAL,
     ])
   })
 

@@ -150,7 +150,9 @@ describe('the read view', () => {
     fs.writeFileSync(path.join(base, 'home/notes'), 'n')
     fs.symlinkSync(path.join(home, '.ssh'), path.join(home, 'sshlink'))
     const watched: string[] = []
-    const entries = readEntries([path.join(home, '.ssh', 'id_ed25519')], (d) => watched.push(d))
+    const { entries } = readEntries([{ name: 'policy', path: path.join(home, '.ssh', 'id_ed25519') }], (d) =>
+      watched.push(d),
+    )
     const paths = entries.map((e) => e.path)
     expect(entries[0]).toEqual({ path: '/', rights: FS.READ_DIR, origin: 'read' })
     expect(paths).toContain(path.join(home, '.ssh', 'known_hosts'))

@@ -42,6 +42,8 @@ describe('sandbox vocabulary', () => {
       'terminals',
       'lifetime',
       'resources',
+      'secrets',
+      'protected',
       'signals',
     ])
     expect(FILE_EFFECT_CLASSES).toEqual(['content', 'names', 'metadata'])
@@ -112,7 +114,10 @@ describe('sandbox vocabulary', () => {
     expect(schema.properties.network!.enum).toEqual(['inherit', 'deny'])
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
+        'allowUnixSockets',
+        'hiddenDefaults',
         'hiddenPaths',
+        'protectedDefaults',
         'limits',
         'mode',
         'network',

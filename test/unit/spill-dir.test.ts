@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { privateSubdir } from '../../src/subprocess/private-layout.js'
 import { SpillDirectory, isProcessAlive } from '../../src/subprocess/spill-dir.js'
 
 let parent: string
@@ -58,10 +59,11 @@ describe('SpillDirectory', () => {
     expect(fs.readdirSync(parent)).toEqual([])
   })
 
-  it('defaults to os.tmpdir()', () => {
+  it("defaults to cordon's private spill dir, never the host temp dir", () => {
     const dir = new SpillDirectory()
     try {
-      expect(path.dirname(dir.path())).toBe(path.resolve(os.tmpdir()))
+      expect(path.dirname(dir.path())).toBe(privateSubdir('spill'))
+      expect(path.dirname(dir.path())).not.toBe(path.resolve(os.tmpdir()))
     } finally {
       dir.dispose()
     }

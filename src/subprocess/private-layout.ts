@@ -1,0 +1,199 @@
+/**
+ * cordon's private directories: one parent per user, outside the shared temp dirs, mode 0700.
+ *
+ *   <parent>/                           $CORDON_PRIVATE_DIR, else $XDG_RUNTIME_DIR/cordon, else
+ *                                       $HOME/.cache/cordon, else <os.tmpdir()>/cordon-<uid>
+ *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: tmp/ (its commands' TMPDIR, writable
+ *       tmp/  spill/                    by them) and spill/ (its runs' spill files, readable by
+ *                                       them); removed when the sandbox is disposed, swept at a
+ *                                       later start-up once <pid> is gone
+ *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
+ *     cache/                            the cache shared by confined runs only (never by
+ *                                       unconfined ones)
+ *
+ * No confined command sees the parent: each sees only its own session's dirs and the cache (the
+ * sandbox hides the rest). A parent that is a symlink, or not ours, or open to others is refused
+ * (a confined command with a writable $HOME could have planted one), and the next candidate used.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+/** The parent's location, in order of preference (the environment decides). */
+export function privateParentCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = []
+  if (env.CORDON_PRIVATE_DIR) out.push(path.resolve(env.CORDON_PRIVATE_DIR))
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) out.push(path.join(env.XDG_RUNTIME_DIR, 'cordon'))
+  const home = env.HOME ?? os.homedir()
+  if (home && path.isAbsolute(home) && home !== '/') out.push(path.join(home, '.cache', 'cordon'))
+  out.push(path.join(os.tmpdir(), `cordon-${process.getuid?.() ?? 'user'}`))
+  return out
+}
+
+/** Why a directory cannot be a private directory, or undefined when it can. */
+function unfitness(dir: string): string | undefined {
+  let st: fs.Stats
+  try {
+    st = fs.lstatSync(dir)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'cannot stat'
+  }
+  if (st.isSymbolicLink()) return 'is a symlink'
+  if (!st.isDirectory()) return 'is not a directory'
+  const uid = process.getuid?.()
+  if (uid !== undefined && st.uid !== uid) return `is owned by uid ${st.uid}`
+  if ((st.mode & 0o077) !== 0) return `has mode ${(st.mode & 0o777).toString(8)}`
+  return undefined
+}
+
+/** Creates `dir` (mode 0700) if absent; returns why it is unfit as a private directory, if it is. */
+function makePrivate(dir: string): string | undefined {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') {
+      try {
+        fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
+        fs.mkdirSync(dir, { mode: 0o700 })
+      } catch (inner) {
+        return (inner as NodeJS.ErrnoException).code ?? 'cannot create'
+      }
+    } else if (code !== 'EEXIST') {
+      return code ?? 'cannot create'
+    }
+  }
+  return unfitness(dir)
+}
+
+let cachedParent: { key: string; dir: string } | undefined
+
+/**
+ * The private parent of this user (created on first use, canonical). Throws an Error naming every
+ * candidate and why it was refused when none is fit.
+ */
+export function privateParent(env: NodeJS.ProcessEnv = process.env): string {
+  const candidates = privateParentCandidates(env)
+  const key = candidates.join('\0')
+  if (cachedParent?.key === key && unfitness(cachedParent.dir) === undefined) return cachedParent.dir
+  const refused: string[] = []
+  for (const dir of candidates) {
+    const why = makePrivate(dir)
+    if (why === undefined) {
+      const real = fs.realpathSync(dir)
+      cachedParent = { key, dir: real }
+      return real
+    }
+    refused.push(`${dir} ${why}`)
+  }
+  throw new Error(`cordon has no private directory: ${refused.join('; ')}`)
+}
+
+/** `<parent>/<name>` (mode 0700, created on first use); throws when it is unfit (a symlink, not ours). */
+export function privateSubdir(name: 'sessions' | 'spill' | 'cache', env: NodeJS.ProcessEnv = process.env): string {
+  const dir = path.join(privateParent(env), name)
+  const why = makePrivate(dir)
+  if (why !== undefined) throw new Error(`cordon's private directory ${dir} ${why}`)
+  return dir
+}
+
+/** One sandbox session's directories. */
+export interface SessionDirs {
+  /** The session's own directory (`tmp/` and `spill/` inside). */
+  dir: string
+  /** Its commands' TMPDIR. */
+  tmp: string
+  /** Its runs' spill files. */
+  spill: string
+}
+
+/** Creates a new session's directories under `<parent>/sessions` (label: a hint in the name). */
+export function createSessionDirs(label: string, env: NodeJS.ProcessEnv = process.env): SessionDirs {
+  const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'anon'
+  const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env), `${process.pid}-${safe}-`))
+  fs.chmodSync(dir, 0o700)
+  const tmp = path.join(dir, 'tmp')
+  const spill = path.join(dir, 'spill')
+  fs.mkdirSync(tmp, { mode: 0o700 })
+  fs.mkdirSync(spill, { mode: 0o700 })
+  return { dir, tmp, spill }
+}
+
+/** `<pid>-<label>-XXXXXX`: a session dir's name. */
+const SESSION_NAME = /^([1-9][0-9]{0,9})-[A-Za-z0-9_.-]*-[A-Za-z0-9]{6}$/
+
+/**
+ * Removes the entries of `base` whose name (matched by `pattern`, first group the owner's pid)
+ * belongs to a host that is provably gone; returns the removed paths. Never this process's, never
+ * through a symlink, only real directories owned by our uid.
+ */
+export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
+  const uid = process.getuid?.()
+  const removed: string[] = []
+  let entries: fs.Dirent[]
+  try {
+    entries = fs.readdirSync(base, { withFileTypes: true })
+  } catch {
+    return removed
+  }
+  for (const entry of entries) {
+    const match = pattern.exec(entry.name)
+    if (match === null) continue
+    const pid = Number(match[1])
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue
+    const full = path.join(base, entry.name)
+    let st: fs.Stats
+    try {
+      st = fs.lstatSync(full)
+    } catch {
+      continue
+    }
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue
+    if (isProcessAlive(pid)) continue
+    try {
+      fs.rmSync(full, { recursive: true, force: true }) // unlinks symlinks inside, never follows them
+      removed.push(full)
+    } catch {
+      // Raced with another sweeper or not ours to remove: left for the next one.
+    }
+  }
+  return removed
+}
+
+/** Removes the session dirs of hosts that are gone (a SIGKILLed host leaves its own behind). */
+export function sweepStaleSessions(env: NodeJS.ProcessEnv = process.env): string[] {
+  return sweepDeadHosts(privateSubdir('sessions', env), SESSION_NAME)
+}
+
+/**
+ * True unless `pid` is provably gone: `kill(pid, 0)` reports ESRCH and, where /proc exists,
+ * `/proc/<pid>` is absent. Any doubt counts as alive.
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return true // EPERM: exists, not ours
+  }
+  if (fs.existsSync('/proc/self')) return fs.existsSync(`/proc/${pid}`)
+  return false
+}
+
+/** `<parent>/empty`: an empty read-only file of ours (laid over hidden files); recreated when it is not that. */
+export function privateEmptyFile(env: NodeJS.ProcessEnv = process.env): string {
+  const file = path.join(privateParent(env), 'empty')
+  const st = (() => {
+    try {
+      return fs.lstatSync(file)
+    } catch {
+      return undefined
+    }
+  })()
+  const uid = process.getuid?.()
+  if (st?.isFile() && st.size === 0 && (uid === undefined || st.uid === uid) && (st.mode & 0o222) === 0) return file
+  if (st !== undefined) fs.rmSync(file, { recursive: true, force: true })
+  fs.writeFileSync(file, '', { mode: 0o444, flag: 'wx' })
+  return file
+}
