@@ -31,7 +31,10 @@ export {
 } from './subprocess/terminal-errors.js'
 export type { PtyLoader, PtyModule, PtyProcess, PtyForkOptions, PtyDisposable } from './subprocess/terminal-pty.js'
 export { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from './subprocess/default-runtime.js'
-export { scrubbedParentEnv, DSH_ENV_PREFIX } from './subprocess/env.js'
+export { scrubbedParentEnv, DSH_ENV_PREFIX, MINIMAL_ENV_NAMES } from './subprocess/env.js'
+export { explainEnvScrub, type EnvDrop, type ExplainEnvOptions } from './subprocess/env-explain.js'
+export { credentialMatch, type CredentialMatch, type CredentialRule } from './subprocess/env-credentials.js'
+export { privateParent, createSessionDirs, type SessionDirs } from './subprocess/private-layout.js'
 export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
 export {
   SandboxUnavailableError,
@@ -46,6 +49,13 @@ export * from './policy/vocabulary.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
 export { isStrictlyWider, ESCALATION_TARGETS, type EscalationTarget } from './policy/widen.js'
 export { grantsFor, type SandboxGrants } from './policy/grants.js'
+export {
+  HIDDEN_DEFAULTS,
+  HIDDEN_DEFAULT_NAMES,
+  hiddenPlacesFor,
+  type HiddenDefault,
+  type HiddenPlace,
+} from './policy/hidden-defaults.js'
 export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOptions } from './shell/exit-status.js'
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'

@@ -4,6 +4,8 @@
  * running anything.
  */
 import { isSandboxUnavailableError } from '../policy/errors.js'
+import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/hidden-defaults.js'
+import { explainEnvScrub } from '../subprocess/env-explain.js'
 import { FS, NET, SCOPE } from '../sandbox/landlock.js'
 import { type ConfinedSpawn, LocalSandbox } from '../sandbox/local-sandbox.js'
 import type { ConfinementPlan } from '../sandbox/plan.js'
@@ -94,6 +96,20 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         ? { bubblewrap: { version: capability?.version, argv: confined.spec.argv } }
         : {}),
       tempDir: plan.tempDir,
+      spillDir: confined.spillDir,
+      hidden: {
+        paths: plan.shield?.hidden ?? [],
+        notHidden: plan.shield?.hiddenInWritable ?? [],
+        defaultsOff: HIDDEN_DEFAULT_NAMES.filter((n) => !defaultsKept(policy).some((e) => e.name === n)),
+      },
+      protected: plan.mounts?.protected.paths.map((p) => p.path) ?? plan.shield?.protectedInWritable ?? [],
+      environment: {
+        mode: flags.environment,
+        dropped: explainEnvScrub(process.env, { environment: flags.environment }).map((d) => ({
+          name: d.name,
+          rule: d.rule,
+        })),
+      },
     }
   } finally {
     await sandbox.dispose()
@@ -133,6 +149,10 @@ export function renderExplanation(report: Record<string, unknown>): string {
     steps?: { capabilities: string; supervisor: string; rlimits?: { resource: number; soft: number; hard: number }[] }
     bubblewrap?: { version?: string; argv: string[] }
     tempDir?: string
+    spillDir?: string
+    hidden?: { paths: string[]; notHidden: string[]; defaultsOff: string[] }
+    protected?: string[]
+    environment?: { mode: string; dropped: { name: string; rule: string }[] }
   }
   const p = r.policy
   const lines = [
@@ -176,6 +196,24 @@ export function renderExplanation(report: Record<string, unknown>): string {
     lines.push(`supervisor: ${r.steps.supervisor}`)
   }
   if (r.tempDir) lines.push(`TMPDIR: ${r.tempDir} (this session's private temp dir)`)
+  if (r.spillDir) lines.push(`spill: ${r.spillDir} (this session's spill files, readable by its commands)`)
+  if (r.hidden) {
+    const h = r.hidden
+    lines.push(`hidden (${h.paths.length} existing paths; names stay listable under Landlock):`)
+    for (const p of h.paths) lines.push(`  ${p}`)
+    for (const p of h.notHidden) lines.push(`  NOT hidden (inside a writable root): ${p}`)
+    if (h.defaultsOff.length > 0) lines.push(`  default entries turned off: ${h.defaultsOff.join(', ')}`)
+  }
+  if (r.protected && r.protected.length > 0) {
+    lines.push('protected (read-only inside a writable root):')
+    for (const p of r.protected) lines.push(`  ${p}`)
+  }
+  if (r.environment) {
+    const e = r.environment
+    lines.push(
+      `environment: ${e.mode}; names not passed: ${e.dropped.map((d) => `${d.name} (${d.rule})`).join(', ') || 'none'}`,
+    )
+  }
   return `${lines.join('\n')}\n`
 }
 

@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { resolvePolicy } from '../policy/resolve.js'
 import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
 import { SANDBOX_BACKENDS, type SandboxBackendName } from '../sandbox/probe.js'
+import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 import { UsageError } from './usage-error.js'
 
 /** The parseArgs options of the policy flags. */
@@ -17,6 +18,13 @@ export const POLICY_OPTIONS = {
   network: { type: 'string' },
   backend: { type: 'string' },
   'require-full': { type: 'boolean' },
+  environment: { type: 'string' },
+  hide: { type: 'string', multiple: true },
+  show: { type: 'string', multiple: true },
+  'no-default-hidden': { type: 'boolean' },
+  protect: { type: 'string', multiple: true },
+  'no-default-protected': { type: 'boolean' },
+  'allow-socket': { type: 'string', multiple: true },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options']
@@ -28,6 +36,13 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --network POLICY   inherit (default) | deny
       --backend NAME     pin the sandbox backend (${SANDBOX_BACKENDS.join(', ')})
       --require-full     refuse a backend that enforces the mode only partially
+      --environment ENV  scrubbed (default: no credentials) | minimal (PATH, HOME, LANG… only)
+      --hide PATH        hide a path from the command, besides the default set (repeatable)
+      --show NAME        do not hide the default entry NAME (repeatable; see cordon explain)
+      --no-default-hidden  hide only what --hide names
+      --protect PATH     keep PATH read-only inside a writable root (relative: to the root)
+      --no-default-protected  do not protect .git/hooks, .git/config and the cordon package
+      --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
       --json             machine-readable output on stdout`
 
 /** Parsed policy flags. */
@@ -35,6 +50,7 @@ export interface PolicyFlags {
   policy: SandboxExecutionPolicy
   backends: SandboxBackendName[] | undefined
   json: boolean
+  environment: SubprocessEnvironmentMode
 }
 
 /** Parses `args` with `extra` options; unknown options and bad values throw UsageError. */
@@ -64,6 +80,13 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
   }
   const writable = ((values.writable as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const environment = (values.environment as string | undefined) ?? 'scrubbed'
+  if (environment !== 'scrubbed' && environment !== 'minimal')
+    throw new UsageError(`--environment: must be scrubbed or minimal, got "${environment}"`)
+  const hide = ((values.hide as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const show = (values.show as string[] | undefined) ?? []
+  const protect = (values.protect as string[] | undefined) ?? []
+  const sockets = ((values['allow-socket'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   if (writable.length > 0 && mode !== 'workspace-write')
     throw new UsageError('--writable: only meaningful with --mode workspace-write')
   let policy: SandboxExecutionPolicy
@@ -75,6 +98,15 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
       writableRoots: writable,
       network,
       ...(values['require-full'] ? { requireEnforcement: 'full' as const } : {}),
+      ...(hide.length > 0 ? { hiddenPaths: hide } : {}),
+      ...(values['no-default-hidden']
+        ? { hiddenDefaults: false }
+        : show.length > 0
+          ? { hiddenDefaults: { except: show } }
+          : {}),
+      ...(protect.length > 0 ? { protectedPaths: protect } : {}),
+      ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
+      ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
     })
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
@@ -83,5 +115,6 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     policy,
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,
+    environment,
   }
 }

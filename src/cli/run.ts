@@ -82,6 +82,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   const executor = new LocalShellExecutor({
     cwd: process.cwd(),
     workspaceRoot: flags.policy.workspaceRoot,
+    environment: flags.environment,
     sandbox,
     ...(timeoutMs === undefined ? {} : { timeoutMs, maxTimeoutMs: Math.max(timeoutMs, 600_000) }),
   })

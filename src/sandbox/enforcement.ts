@@ -31,6 +31,8 @@ export interface BackendFacts {
 export interface ShieldFacts {
   /** How many hidden places the policy names (defaults included). */
   hiddenPlaces: number
+  /** The hidden paths that exist now (canonical). */
+  hidden: readonly string[]
   /** Hidden places that lie inside a writable grant (canonical). */
   hiddenInWritable: readonly string[]
   /** Protected paths inside writable roots (canonical). */

@@ -382,6 +382,7 @@ function shieldOf(
   const writable = grants.writable.map((w) => w.path)
   return {
     hiddenPlaces: placeCount,
+    hidden: snapshot.hidden,
     hiddenInWritable: snapshot.places.filter((p) => writable.some((w) => within(p, w))),
     protectedInWritable: protectedSet.paths.map((p) => p.path),
   }

@@ -24,10 +24,13 @@ import { RulesetHandle } from './ruleset-cache.js'
 /** What bubblewrap does not govern here, in words a person can act on. */
 export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by the Landlock scopes inside); network: deny gives a private namespace with loopback only',
-  'pathname unix sockets: connect() to an existing socket file (e.g. /var/run/docker.sock) is not refused by a read-only bind; under network: deny seccomp refuses socket(AF_UNIX)',
+  'pathname unix sockets: /run, /var/run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and the SSH agent dir are masked by an empty tmpfs (allowUnixSockets binds sockets back); a host socket elsewhere stays reachable under network: inherit; under network: deny seccomp refuses socket(AF_UNIX)',
+  'hiding is by path: a hard link or another mount of the same file system outside the hidden paths shows the content; pre-existing hard links inside a writable root to files outside it stay writable',
+  'a repository the command creates itself (git init, git clone) is not protected: its hooks could run later unconfined',
+  'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
-  'protectedPaths are read-only only where they exist when the command starts',
+  'protectedPaths are read-only only where they exist when the command starts (a missing hooks dir becomes an empty read-only one)',
   "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
   'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
 ]

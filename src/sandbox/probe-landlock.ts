@@ -23,7 +23,10 @@ import { hostSeccompArch } from './seccomp.js'
 export const LANDLOCK_LIMITATIONS: readonly string[] = [
   'pathname unix sockets: connect() to an existing socket file (e.g. /var/run/docker.sock) is not a Landlock right in ABI 7; under network: deny seccomp refuses socket(AF_UNIX) instead (unix sockets inside the roots fail too), under network: inherit host sockets stay reachable',
   'workspace-write: metadata (chmod, chown, utime, xattr) outside the writable roots is not governed (use bubblewrap for full)',
-  'a subpath of a writable root cannot be made read-only (protectedPaths are not enforced by Landlock)',
+  'a subpath of a writable root cannot be made read-only: protected paths (.git/hooks, .git/config) inside one make the run partial, and the chain prefers bubblewrap',
+  'a hidden path inside a writable root cannot be hidden (a .env in the workspace stays readable); hiding is by path: a hard link or another mount of the same file system shows the content',
+  'pre-existing hard links inside a writable root to files outside it stay writable through the link',
+  'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'names stay listable everywhere: /dev and other closed places refuse opening their entries, not listing them',
   "host /proc/PID/cmdline stays readable (secrets in other processes' argv leak); /proc/PID/environ, mem and fd are refused",
   'flock on readable files and binding an abstract-socket name a host client later connects to are not refused',

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { InvalidRequestError } from '../policy/errors.js'
 import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
 import { MAX_TIMER_DELAY_MS } from '../subprocess/spec-schema.js'
+import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 
 /** Options of LocalShellExecutor (every number positive and finite). */
 export interface LocalShellExecutorOptions {
@@ -26,6 +27,12 @@ export interface LocalShellExecutorOptions {
   defaultMode?: SandboxMode
   /** Workspace root of default policies; default `cwd`. */
   workspaceRoot?: string
+  /**
+   * What reaches a command of the host's environment: `scrubbed` (default: every name but
+   * credentials, agent sockets and the DSH_ namespace) or `minimal` (PATH, HOME, USER, LOGNAME,
+   * SHELL, LANG, LC_*, TZ, TERM, TMPDIR only). A request's explicit `env` entries always survive.
+   */
+  environment?: SubprocessEnvironmentMode
 }
 
 /** The filled configuration. */
@@ -38,6 +45,7 @@ export interface ExecutorConfig {
   graceMs: number
   defaultMode: SandboxMode
   workspaceRoot: string
+  environment: SubprocessEnvironmentMode
 }
 
 const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
@@ -51,6 +59,7 @@ const ConfigSchema = z.object({
   graceMs: positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`),
   defaultMode: SandboxModeSchema,
   workspaceRoot: absolute,
+  environment: z.enum(['scrubbed', 'minimal']),
 })
 
 /** Fills defaults and validates; throws InvalidRequestError naming every bad option. */
@@ -65,6 +74,7 @@ export function executorConfig(options: LocalShellExecutorOptions): ExecutorConf
     graceMs: options.graceMs ?? 3000,
     defaultMode: options.defaultMode ?? 'read-only',
     workspaceRoot: options.workspaceRoot ?? cwd,
+    environment: options.environment ?? 'scrubbed',
   }
   const parsed = ConfigSchema.safeParse(config)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid LocalShellExecutor options')

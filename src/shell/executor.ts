@@ -172,6 +172,7 @@ export class LocalShellExecutor extends ShellExecutor {
       graceMs: c.graceMs,
       signal: options.signal,
       env: { ...SHELL_ENV, ...spec.env, ...dshEnv },
+      ...(c.environment === 'minimal' ? { environment: 'minimal' as const } : {}),
       supervise: options.supervise,
       onOutput: options.onOutput,
     }

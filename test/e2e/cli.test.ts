@@ -10,8 +10,8 @@ const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
 const root = scratchDir('cordon-cli')
 const outside = scratchDir('cordon-cli-out')
 
-function cordon(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000 })
+function cordon(args: string[], cwd = root, env: NodeJS.ProcessEnv = process.env) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -159,5 +159,37 @@ describe('cordon CLI', async () => {
       expect(r.stdout).toMatch(new RegExp(`Usage: cordon ${verb}`))
     }
     expect(cordon(['--help']).stdout).toMatch(/Verbs:/)
+  })
+
+  it.skipIf(!usable)(
+    '--environment minimal passes only the minimal names; explain lists what is dropped, never values',
+    () => {
+      const env = { ...process.env, CORDON_T_PLAIN_NAME: 'plain-value', CORDON_T_DB_PASSWORD: 'pw-value-1234' }
+      const scrubbed = cordon(['run', '--', 'env'], root, env)
+      expect(scrubbed.stdout).toContain('CORDON_T_PLAIN_NAME=plain-value')
+      expect(scrubbed.stdout).not.toContain('pw-value-1234')
+      const minimal = cordon(['run', '--environment', 'minimal', '--', 'env'], root, env)
+      expect(minimal.status).toBe(0)
+      expect(minimal.stdout).not.toContain('CORDON_T_PLAIN_NAME')
+      expect(minimal.stdout).toMatch(/^PATH=/m)
+      const explained = cordon(['explain', '--environment', 'minimal'], root, env)
+      expect(explained.stdout).toMatch(
+        /environment: minimal; names not passed: .*CORDON_T_PLAIN_NAME \(not-in-minimal\)/,
+      )
+      expect(explained.stdout).not.toContain('pw-value-1234')
+      const scrubbedExplained = cordon(['explain'], root, env)
+      expect(scrubbedExplained.stdout).toMatch(/names not passed: .*CORDON_T_DB_PASSWORD \(credential-name\)/)
+      expect(scrubbedExplained.stdout).not.toMatch(/CORDON_T_PLAIN_NAME/)
+      expect(cordon(['run', '--environment', 'bogus', '--', 'true']).stderr).toMatch(
+        /--environment: must be scrubbed or minimal/,
+      )
+    },
+  )
+
+  it.skipIf(!usable)('explain lists the hidden paths and the default entries turned off', () => {
+    const r = cordon(['explain', '--show', 'shadow', '--hide', 'secret.txt'])
+    expect(r.stdout).toMatch(/hidden \(\d+ existing paths/)
+    expect(r.stdout).toMatch(/default entries turned off: shadow/)
+    expect(cordon(['explain', '--show', 'no-such-entry']).stderr).toMatch(/unknown entry "no-such-entry"/)
   })
 })

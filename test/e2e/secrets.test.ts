@@ -1,7 +1,7 @@
 // Secrets stay secret: hidden paths, protected paths, other sessions' dirs and host agent sockets,
 // on the real kernel with real bwrap, each attack beside its unconfined control. A fake $HOME
 // (given to the sandbox as its environment) holds the "secrets", so nothing of the host's is read.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -431,4 +431,29 @@ describe('host agent sockets', () => {
       await sandbox.dispose()
     }
   })
+})
+
+describe('as uid 65534, through the CLI', () => {
+  const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
+  const asNobody = (args: string[]) =>
+    spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, ...args], {
+      cwd: base,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, HOME: home },
+    })
+
+  it.for(['landlock', 'bubblewrap'] as const)(
+    '%s: the hidden key stays unreadable; the control reads it',
+    async (backend, ctx) => {
+      if (process.getuid?.() !== 0) ctx.skip('needs root to drop to uid 65534 with setpriv')
+      await need(ctx, backend)
+      const script = readAll(HIDDEN_FILES)
+      const control = asNobody(['run', '--mode', 'danger-full-access', '--', 'bash', '-c', script])
+      expect(control.stdout.match(/SECRET-READ/g)).toHaveLength(HIDDEN_FILES.length)
+      const r = asNobody(['run', '--backend', backend, '--', 'bash', '-c', `${script}; echo DONE`])
+      expect(r.stderr).not.toMatch(/SANDBOX_UNAVAILABLE|unavailable/i)
+      expect(r.stdout).toBe('DONE\n')
+    },
+  )
 })
