@@ -25,6 +25,8 @@ export const POLICY_OPTIONS = {
   protect: { type: 'string', multiple: true },
   'no-default-protected': { type: 'boolean' },
   'allow-socket': { type: 'string', multiple: true },
+  'host-caches': { type: 'boolean' },
+  'shared-memory': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options']
@@ -43,6 +45,8 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --protect PATH     keep PATH read-only inside a writable root (relative: to the root)
       --no-default-protected  do not protect .git/hooks, .git/config and the cordon package
       --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
+      --host-caches      let workspace-write use the host's package caches (default: cordon's own)
+      --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
       --json             machine-readable output on stdout`
 
 /** Parsed policy flags. */
@@ -107,6 +111,8 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
       ...(protect.length > 0 ? { protectedPaths: protect } : {}),
       ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
       ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
+      ...(values['host-caches'] ? { cacheRoots: 'host' as const } : {}),
+      ...(values['shared-memory'] ? { sharedMemory: true } : {}),
     })
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))

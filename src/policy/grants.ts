@@ -8,7 +8,7 @@
  *   `neverWritable` dir, then `--bind p p` for each `writable` path (temp dir included).
  *
  * Shape of the result (SandboxGrants):
- * `{ mode, confined, read: {path:'/', access}, writable: [{path, kind:'root'|'extra'|'temp', access}],
+ * `{ mode, confined, read: {path:'/', access}, writable: [{path, kind:'root'|'extra'|'temp'|'cache', access}],
  *    devices: [{path, access}], tempDir?, neverWritable, neverCreate, network, protectedPaths, hiddenPaths }`.
  * Paths are canonical (realpath'd where they exist) and deduplicated; `tempDir` is present
  * iff the temp dir is granted, and is what the executor exports as `TMPDIR`.
@@ -47,8 +47,8 @@ export type FsAccess = (typeof FS_ACCESS)[number]
 /** Kinds of device creation that are never granted. */
 export type ForbiddenCreation = 'block-device' | 'char-device'
 
-/** Why a path is writable: the workspace root, an extra writable root, or the session's temp dir. */
-export type WritableKind = 'root' | 'extra' | 'temp'
+/** Why a path is writable: the workspace root, an extra writable root, the session's temp dir, or a package cache. */
+export type WritableKind = 'root' | 'extra' | 'temp' | 'cache'
 
 /** A path and the rights granted beneath it. */
 export interface PathGrant {
@@ -87,7 +87,7 @@ export interface SandboxGrants {
 }
 
 const accessList = z.array(z.enum(FS_ACCESS)).min(1)
-const modeRow = z.object({ confined: z.boolean(), writable: z.array(z.enum(['root', 'extra', 'temp'])) })
+const modeRow = z.object({ confined: z.boolean(), writable: z.array(z.enum(['root', 'extra', 'temp', 'cache'])) })
 const grantTableSchema = z.object({
   $comment: z.string().optional(),
   version: z.literal(1),
@@ -128,6 +128,8 @@ export interface GrantsOptions {
   tempDir?: string | undefined
   /** Paths granted read-only besides `/` (the session's spill dir, inside cordon's hidden private dir). */
   readable?: readonly string[] | undefined
+  /** Package-manager cache dirs granted writable where the mode grants `cache` (the confined cache, or the host's). */
+  caches?: readonly string[] | undefined
 }
 
 /**
@@ -155,6 +157,9 @@ export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions
     }
     if (kind === 'temp' && options.tempDir !== undefined)
       candidates.push({ field: 'tempDir', path: options.tempDir, kind })
+    if (kind === 'cache') {
+      for (const [i, p] of (options.caches ?? []).entries()) candidates.push({ field: `caches[${i}]`, path: p, kind })
+    }
   }
 
   const writable: WritableGrant[] = []

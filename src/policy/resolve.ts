@@ -48,6 +48,10 @@ export interface ResolvePolicyInput {
   hiddenDefaults?: boolean | { readonly except: readonly string[] } | undefined
   /** Host unix sockets a bubblewrap run keeps reachable. */
   allowUnixSockets?: readonly string[] | undefined
+  /** Package-manager caches: cordon's confined cache (default) or the host's. */
+  cacheRoots?: 'confined' | 'host' | undefined
+  /** The command needs a writable /dev/shm (the chain prefers bubblewrap). */
+  sharedMemory?: boolean | undefined
   requireEnforcement?: 'full' | undefined
 }
 
@@ -88,6 +92,8 @@ export const ResolvePolicyInputSchema = z
     hiddenPaths: z.array(absoluteField).optional(),
     hiddenDefaults: z.union([z.boolean(), z.object({ except: z.array(z.string().min(1)) }).strict()]).optional(),
     allowUnixSockets: z.array(absoluteField).optional(),
+    cacheRoots: z.enum(['confined', 'host']).optional(),
+    sharedMemory: z.boolean().optional(),
     requireEnforcement: z.literal('full').optional(),
   })
   .strict()
@@ -190,6 +196,8 @@ export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy
     defaultsKept({ hiddenDefaults: d }) // unknown entry names are refused here, with the known ones
     policy.hiddenDefaults = typeof d === 'boolean' ? d : Object.freeze({ except: Object.freeze([...d.except]) })
   }
+  if (given.cacheRoots !== undefined) policy.cacheRoots = given.cacheRoots
+  if (given.sharedMemory !== undefined) policy.sharedMemory = given.sharedMemory
   if (given.allowUnixSockets !== undefined)
     policy.allowUnixSockets = Object.freeze(dedupe(given.allowUnixSockets.map(canonicalPath)))
   if (given.requireEnforcement !== undefined) policy.requireEnforcement = given.requireEnforcement

@@ -122,6 +122,18 @@ export interface SandboxExecutionPolicy {
    * drops it, `{ except: [name] }` drops the named entries.
    */
   hiddenDefaults?: boolean | { readonly except: readonly string[] } | undefined
+  /**
+   * cordon: where package managers (npm, pip, yarn, pnpm, Go, XDG) cache: `confined` (default) is
+   * cordon's cache shared by confined runs only (workspace-write; read-only runs cache in their
+   * TMPDIR), `host` grants the host's own cache dirs under workspace-write.
+   */
+  cacheRoots?: 'confined' | 'host' | undefined
+  /**
+   * cordon: the command needs a writable /dev/shm (POSIX semaphores and shared memory: Python
+   * multiprocessing, pytest-xdist). The chain then prefers a backend that gives each session a
+   * private one (bubblewrap); Landlock cannot (no mount namespace) and keeps /dev/shm refused.
+   */
+  sharedMemory?: boolean | undefined
   /** cordon: host unix sockets (absolute paths) a bubblewrap run keeps reachable under its /run masks. */
   allowUnixSockets?: readonly string[] | undefined
   /** cordon: refuse a backend that enforces this policy only `partial`ly. */
@@ -202,6 +214,8 @@ export const SandboxExecutionPolicySchema = z
           .readonly(),
       ])
       .optional(),
+    cacheRoots: z.enum(['confined', 'host']).optional(),
+    sharedMemory: z.boolean().optional(),
     allowUnixSockets: z.array(absolutePath).readonly().optional(),
     requireEnforcement: z.literal('full').optional(),
     limits: ResourceLimitsSchema.optional(),

@@ -27,7 +27,8 @@
  *   the layered mounts, parents before       4. every mount below, ordered by the depth of its
  *   children (a mount shadows what lies          path (a deeper one after a shallower one), at one
  *   beneath it), at one depth in this order:     depth in the order listed here:
- *     --bind P P        each writable grant      workspace root, extra roots, the session temp dir
+ *     --bind P P        each writable grant      workspace root, extra roots, the session temp dir,
+ *                                                the caches; the session's shm dir at /dev/shm
  *     --bind A A        each protected parent    directories between a writable root and a
  *                                                protected path: mount points cannot be renamed,
  *                                                so the protected path cannot be moved away
@@ -71,6 +72,8 @@ export interface BubblewrapMounts {
   keep: readonly string[]
   /** An empty, read-only file laid over hidden files. */
   emptyFile: string
+  /** The session's own dir bound writable at /dev/shm (POSIX shared memory and semaphores). */
+  shm?: string | undefined
 }
 
 /** What the argv needs besides the grants. */
@@ -103,6 +106,7 @@ interface Mount {
 function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined): string[] {
   const list: Mount[] = grants.writable.map((g) => ({ path: g.path, rank: 0, args: ['--bind', g.path, g.path] }))
   if (mounts !== undefined) {
+    if (mounts.shm !== undefined) list.push({ path: '/dev/shm', rank: 0, args: ['--bind', mounts.shm, '/dev/shm'] })
     for (const p of mounts.protected.parents) list.push({ path: p, rank: 1, args: ['--bind', p, p] })
     for (const d of mounts.socketMasks) list.push({ path: d, rank: 2, args: ['--tmpfs', d], tmpfs: true })
     for (const h of mounts.hidden) {

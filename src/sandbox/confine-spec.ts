@@ -19,7 +19,9 @@ function spillInto(mode: SubprocessOutputMode, dir: string): SubprocessOutputMod
 /** The spec without any confinement it may already carry, with the plan's TMPDIR and the session's spill dir. */
 function bare(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawnSpec {
   const { confinement: _ignored, ...rest } = spec
-  const out = plan.tempDir === undefined ? rest : { ...rest, env: { ...rest.env, TMPDIR: plan.tempDir } }
+  const env = { ...plan.env, ...rest.env }
+  if (plan.tempDir !== undefined) env.TMPDIR = plan.tempDir
+  const out = { ...rest, env }
   const spill = plan.grants.readable[0]?.path
   const stdio = out.stdio
   if (spill === undefined || stdio === undefined) return out

@@ -12,6 +12,7 @@
  * ruleset fd (a spec confined before then fails closed).
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SANDBOX_BACKENDS } from '../policy/backends.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
@@ -28,6 +29,7 @@ import {
   createSessionDirs,
   privateEmptyFile,
   privateParent,
+  privateSubdir,
   type SessionDirs,
   sweepStaleSessions,
 } from '../subprocess/private-layout.js'
@@ -43,6 +45,7 @@ import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './prote
 import { DEV_CLOSED, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
+import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
 import { type BackendChoice, selectBackend } from './select.js'
 import { socketMasksFor } from './socket-masks.js'
 
@@ -81,6 +84,9 @@ export interface ConfinedSpawn {
   /** The plan the spec carries (absent only for `danger-full-access`). */
   plan?: ConfinementPlan
 }
+
+/** 0 for a backend that gives each session a private /dev/shm (bubblewrap), 1 otherwise. */
+const shmRank = (backend: SandboxBackendName) => (backend === 'bubblewrap' ? 0 : 1)
 
 /** The backend facts an account needs, from a usable capability. */
 function factsOf(backend: SandboxBackendName, capability: BackendCapability, policy: SandboxPolicy): BackendFacts {
@@ -150,7 +156,12 @@ export class LocalSandbox {
 
   /** The backend and account `policy` gets here; throws SandboxUnavailableError when none fits. */
   choose(policy: SandboxPolicy, shield?: ShieldFacts): BackendChoice {
-    return selectBackend(this.capabilities, policy, (name, capability) =>
+    // A command that needs /dev/shm goes first to the backends that give a private one.
+    const caps =
+      policy.sharedMemory === true
+        ? { ...this.capabilities, chain: [...this.capabilities.chain].sort((a, b) => shmRank(a) - shmRank(b)) }
+        : this.capabilities
+    return selectBackend(caps, policy, (name, capability) =>
       accountFor(name, factsOf(name, capability, policy), { ...policy, shield }),
     )
   }
@@ -182,7 +193,8 @@ export class LocalSandbox {
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     }
     const session = this.sessionDirsFor(policy.sessionId)
-    const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill] })
+    const caches = this.cachesFor(confined, session)
+    const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(confined, grants)
     this.pins.check(policy.sessionId, grants)
     const view = this.viewFor(confined)
@@ -193,7 +205,7 @@ export class LocalSandbox {
     const host = this.hostFor(choice, native)
     const plan =
       choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, snapshot, shield)
+        ? landlockPlan(confined, grants, host, snapshot, shield, caches.env)
         : bubblewrapPlan(
             confined,
             grants,
@@ -203,6 +215,7 @@ export class LocalSandbox {
               viewEpoch: snapshot.epoch,
               mounts: this.mountsFor(confined, snapshot, protectedSet, session),
               shield,
+              env: caches.env,
             },
           )
     this.plans.delete(key)
@@ -225,6 +238,14 @@ export class LocalSandbox {
     })
   }
 
+  /** The cache dirs a policy's runs may write, and the environment that points the package managers there. */
+  private cachesFor(policy: SandboxPolicy, session: SessionDirs): { dirs: string[]; env: Record<string, string> } {
+    if (policy.mode === 'read-only') return { dirs: [], env: cacheEnvFor(path.join(session.tmp, '.cache')) }
+    if (policy.cacheRoots === 'host') return { dirs: hostCacheDirs(this.env.HOME, privateParent(this.env)), env: {} }
+    const dir = privateSubdir('cache', this.env)
+    return { dirs: [dir], env: cacheEnvFor(dir) }
+  }
+
   /** bubblewrap's layered mounts for one plan. */
   private mountsFor(
     policy: SandboxPolicy,
@@ -239,6 +260,7 @@ export class LocalSandbox {
       socketMasks: sockets.masks,
       keep: [...sockets.keep, session.spill],
       emptyFile: privateEmptyFile(this.env),
+      shm: session.shm,
     }
   }
 
@@ -322,7 +344,8 @@ export class LocalSandbox {
   private sessionDirsFor(sessionId: string | undefined): SessionDirs {
     const key = sessionId ?? ''
     const existing = this.sessions.get(key)
-    if (existing !== undefined && fs.existsSync(existing.tmp) && fs.existsSync(existing.spill)) return existing
+    if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d)))
+      return existing
     const dirs = createSessionDirs(sessionId ?? 'anon', this.env)
     this.sessions.set(key, dirs)
     return dirs

@@ -14,7 +14,7 @@
  * refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp program.
  */
 import type { EnforcementAccount, SandboxBackendName } from '../policy/backends.js'
-import type { SandboxGrants } from '../policy/grants.js'
+import { GRANT_TABLE, type SandboxGrants } from '../policy/grants.js'
 import type { ResourceLimits, SandboxPolicy } from '../policy/vocabulary.js'
 import type { ConfinementSteps } from '../subprocess/types.js'
 import type { BubblewrapMounts } from './bubblewrap.js'
@@ -78,6 +78,8 @@ export interface ConfinementPlan {
   mounts: BubblewrapMounts | undefined
   /** The hidden and protected paths as the accounts saw them. */
   shield: ShieldFacts | undefined
+  /** Environment every confined spec gets (the package caches); a caller's explicit entry wins. */
+  env: Record<string, string>
 }
 
 /** The rlimits of a run: no core dumps, and the policy's limits. */
@@ -118,6 +120,7 @@ export function landlockPlan(
   host: PlanHost,
   view: Pick<ReadViewSnapshot, 'epoch' | 'entries'>,
   shield?: ShieldFacts,
+  env: Record<string, string> = {},
 ): ConfinementPlan {
   const deny = policy.network === 'deny'
   const ns = host.namespaces
@@ -175,6 +178,7 @@ export function landlockPlan(
     viewEpoch: view.epoch,
     mounts: undefined,
     shield,
+    env,
   }
 }
 
@@ -184,11 +188,15 @@ export function bubblewrapPlan(
   grants: SandboxGrants,
   host: PlanHost,
   wrapper: { setuid: boolean },
-  layered?: { viewEpoch: number; mounts: BubblewrapMounts; shield: ShieldFacts },
+  layered?: { viewEpoch: number; mounts: BubblewrapMounts; shield: ShieldFacts; env: Record<string, string> },
 ): ConfinementPlan {
   const deny = policy.network === 'deny'
+  const shm = layered?.mounts.shm
   const entries: RulesetEntry[] = [
     ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
+    ...(shm === undefined
+      ? []
+      : [{ path: shm, rights: rightsFor(GRANT_TABLE.writableAccess), origin: 'writable' as const }]),
     ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
   ]
   const ruleset =
@@ -246,6 +254,7 @@ export function bubblewrapPlan(
     viewEpoch: layered?.viewEpoch,
     mounts: layered?.mounts,
     shield: layered?.shield,
+    env: layered?.env ?? {},
   }
 }
 

@@ -29,6 +29,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'a repository the command creates itself (git init, git clone) is not protected: its hooks could run later unconfined',
   'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
+  '/dev/shm is private: each session gets its own /dev/shm (bound from its session dir), so POSIX shared memory works and the host one is unreachable',
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
   'protectedPaths are read-only only where they exist when the command starts (a missing hooks dir becomes an empty read-only one)',
   "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",

@@ -33,6 +33,7 @@ export const LANDLOCK_LIMITATIONS: readonly string[] = [
   'process control is allowed only on the caller itself: per-thread calls (sched_setaffinity, setpriority with a thread id) fail with EPERM',
   'without a private pid namespace the command sees host pids in /proc (and cannot act on them)',
   'network: deny gives a private network namespace where one can be made (root, or an unprivileged user namespace): INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only; elsewhere socket() is refused, loopback included',
+  '/dev/shm is not writable (no private one without a mount namespace, and the host one is shared): POSIX semaphores fail (Python multiprocessing); a policy with sharedMemory: true prefers bubblewrap, which gives each session its own',
   'tools that allocate their own ptys (tmux, script, expect) cannot open them: granting /dev/pts would reopen other terminals',
   '32-bit (i386/x32) syscalls are refused under confinement, so 32-bit binaries cannot run',
 ]

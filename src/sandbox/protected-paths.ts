@@ -107,7 +107,7 @@ export function protectedSetFor(policy: SandboxPolicy, grants: SandboxGrants): P
     stamps.push({ path: p, ino: st?.ino ?? 0 })
     return st
   }
-  const roots = grants.writable.filter((w) => w.kind !== 'temp').map((w) => w.path)
+  const roots = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path)
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
   if (policy.protectedDefaults !== false) {
     for (const root of roots) {

@@ -86,7 +86,7 @@ function symlinkOnTheWay(given: string): string | undefined {
 /** Every reason the policy's writable roots are refused (empty: they are fine). */
 export function rootProblems(policy: SandboxPolicy, grants: SandboxGrants, home = process.env.HOME): string[] {
   const problems: string[] = []
-  const writable = grants.writable.filter((w) => w.kind !== 'temp')
+  const writable = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra')
   const canonicalHome = home === undefined || home === '' ? undefined : canonical(home)
   for (const w of writable) {
     const why = refusedRoot(w.path, canonicalHome)
@@ -141,7 +141,7 @@ export class RootPins {
       this.pins.set(key, pins)
     }
     for (const w of grants.writable) {
-      if (w.kind === 'temp') continue
+      if (w.kind === 'temp' || w.kind === 'cache') continue
       let id: string
       try {
         const st = fs.lstatSync(w.path)

@@ -4,9 +4,10 @@
  *   <parent>/                           $CORDON_PRIVATE_DIR, else $XDG_RUNTIME_DIR/cordon, else
  *                                       $HOME/.cache/cordon, else <os.tmpdir()>/cordon-<uid>
  *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: tmp/ (its commands' TMPDIR, writable
- *       tmp/  spill/                    by them) and spill/ (its runs' spill files, readable by
- *                                       them); removed when the sandbox is disposed, swept at a
- *                                       later start-up once <pid> is gone
+ *       tmp/  spill/  shm/              by them), spill/ (its runs' spill files, readable by
+ *                                       them) and shm/ (their /dev/shm under bubblewrap); removed
+ *                                       when the sandbox is disposed, swept at a later start-up
+ *                                       once <pid> is gone
  *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
  *     cache/                            the cache shared by confined runs only (never by
  *                                       unconfined ones)
@@ -105,6 +106,8 @@ export interface SessionDirs {
   tmp: string
   /** Its runs' spill files. */
   spill: string
+  /** Its commands' /dev/shm under bubblewrap (POSIX semaphores and shared memory). */
+  shm: string
 }
 
 /** Creates a new session's directories under `<parent>/sessions` (label: a hint in the name). */
@@ -114,9 +117,9 @@ export function createSessionDirs(label: string, env: NodeJS.ProcessEnv = proces
   fs.chmodSync(dir, 0o700)
   const tmp = path.join(dir, 'tmp')
   const spill = path.join(dir, 'spill')
-  fs.mkdirSync(tmp, { mode: 0o700 })
-  fs.mkdirSync(spill, { mode: 0o700 })
-  return { dir, tmp, spill }
+  const shm = path.join(dir, 'shm')
+  for (const d of [tmp, spill, shm]) fs.mkdirSync(d, { mode: 0o700 })
+  return { dir, tmp, spill, shm }
 }
 
 /** `<pid>-<label>-XXXXXX`: a session dir's name. */

@@ -101,7 +101,12 @@ export const ATTACKS: readonly Attack[] = [
     modes: BOTH,
     script: 'exec 3< "$OUT/victim"; echo pwned > /proc/self/fd/3 && echo BREACH',
   },
-  { name: '/dev/shm', modes: BOTH, script: 'echo pwned > "/dev/shm/cordon-escape-$TAG" && echo BREACH' },
+  {
+    name: '/dev/shm',
+    modes: BOTH,
+    script: 'echo pwned > "/dev/shm/cordon-escape-$TAG" && echo BREACH',
+    privateNamespace: { bubblewrap: 'each session gets its own /dev/shm' },
+  },
   {
     name: 'the host /tmp',
     modes: BOTH,

@@ -118,6 +118,8 @@ describe('sandbox vocabulary', () => {
         'hiddenDefaults',
         'hiddenPaths',
         'protectedDefaults',
+        'cacheRoots',
+        'sharedMemory',
         'limits',
         'mode',
         'network',

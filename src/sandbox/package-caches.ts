@@ -1,0 +1,64 @@
+/**
+ * Where package managers cache under confinement. By default (`cacheRoots: 'confined'`) a
+ * workspace-write run's npm, yarn, pnpm, pip, uv, poetry, Go, ccache, deno, bun and XDG caches
+ * point into cordon's confined cache (src/subprocess/private-layout.ts): shared by this user's
+ * confined runs, so installs work out of the box and stay warm, and never read by an unconfined
+ * one, so a command cannot poison the caches a later unconfined install trusts. A read-only run
+ * caches in its session TMPDIR (cold, private). `cacheRoots: 'host'` grants the host's own cache
+ * dirs instead (workspace-write). Cargo is left alone: CARGO_HOME also holds its binaries and
+ * credentials.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+
+/** The environment that points each package manager's cache beneath `dir`. */
+export function cacheEnvFor(dir: string): Record<string, string> {
+  return {
+    npm_config_cache: path.join(dir, 'npm'),
+    YARN_CACHE_FOLDER: path.join(dir, 'yarn'),
+    npm_config_store_dir: path.join(dir, 'pnpm-store'),
+    PIP_CACHE_DIR: path.join(dir, 'pip'),
+    UV_CACHE_DIR: path.join(dir, 'uv'),
+    POETRY_CACHE_DIR: path.join(dir, 'poetry'),
+    XDG_CACHE_HOME: path.join(dir, 'xdg'),
+    GOCACHE: path.join(dir, 'go-build'),
+    GOMODCACHE: path.join(dir, 'go-mod'),
+    CCACHE_DIR: path.join(dir, 'ccache'),
+    DENO_DIR: path.join(dir, 'deno'),
+    BUN_INSTALL_CACHE_DIR: path.join(dir, 'bun'),
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The host's cache dirs that exist (for `cacheRoots: 'host'`): ~/.npm, each dir of ~/.cache but
+ * cordon's own, yarn's, pnpm's, Go's module cache and cargo's registry and git checkouts.
+ */
+export function hostCacheDirs(home: string | undefined, privateParent: string): string[] {
+  if (home === undefined || !path.isAbsolute(home) || home === '/') return []
+  const out = [
+    '.npm',
+    '.yarn/berry/cache',
+    '.local/share/pnpm/store',
+    'go/pkg/mod',
+    '.cargo/registry',
+    '.cargo/git',
+  ].map((p) => path.join(home, p))
+  const xdg = path.join(home, '.cache')
+  try {
+    for (const name of fs.readdirSync(xdg)) {
+      const dir = path.join(xdg, name)
+      if (dir !== privateParent && !privateParent.startsWith(`${dir}/`)) out.push(dir)
+    }
+  } catch {
+    // No ~/.cache.
+  }
+  return out.filter(isDirectory)
+}
