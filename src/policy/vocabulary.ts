@@ -134,6 +134,11 @@ export interface SandboxExecutionPolicy {
    * private one (bubblewrap); Landlock cannot (no mount namespace) and keeps /dev/shm refused.
    */
   sharedMemory?: boolean | undefined
+  /**
+   * cordon: when a root host's workspace belongs to another uid, run a workspace-write command as
+   * that owner (default true; see src/sandbox/run-as.ts). False keeps uid 0 without capabilities.
+   */
+  runAsOwner?: boolean | undefined
   /** cordon: host unix sockets (absolute paths) a bubblewrap run keeps reachable under its /run masks. */
   allowUnixSockets?: readonly string[] | undefined
   /** cordon: refuse a backend that enforces this policy only `partial`ly. */
@@ -216,6 +221,7 @@ export const SandboxExecutionPolicySchema = z
       .optional(),
     cacheRoots: z.enum(['confined', 'host']).optional(),
     sharedMemory: z.boolean().optional(),
+    runAsOwner: z.boolean().optional(),
     allowUnixSockets: z.array(absolutePath).readonly().optional(),
     requireEnforcement: z.literal('full').optional(),
     limits: ResourceLimitsSchema.optional(),

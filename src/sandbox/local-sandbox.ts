@@ -29,6 +29,7 @@ import {
   createSessionDirs,
   privateEmptyFile,
   privateParent,
+  type PrivateOwner,
   privateSubdir,
   type SessionDirs,
   sweepStaleSessions,
@@ -46,6 +47,7 @@ import { DEV_CLOSED, ReadView, type ReadViewSnapshot, type ViewPlace, within } f
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
 import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
+import { type RunAs, reachableBy, runAsFor } from './run-as.js'
 import { type BackendChoice, selectBackend } from './select.js'
 import { socketMasksFor } from './socket-masks.js'
 
@@ -192,20 +194,23 @@ export class LocalSandbox {
       this.choose(confined) // a policy no backend can enforce says why first
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     }
-    const session = this.sessionDirsFor(policy.sessionId)
-    const caches = this.cachesFor(confined, session)
+    const runAs = runAsFor(confined, process.getuid?.())
+    const owner = runAs && { uid: runAs.uid, gid: runAs.gid }
+    const session = this.sessionDirsFor(policy.sessionId, owner)
+    const caches = this.cachesFor(confined, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(confined, grants)
     this.pins.check(policy.sessionId, grants)
-    const view = this.viewFor(confined)
+    const view = this.viewFor(confined, runAs)
     const snapshot = view.current(true)
     const protectedSet = confined.mode === 'workspace-write' ? protectedSetFor(confined, grants) : NO_PROTECTED
     const shield = shieldOf(view.placeCount, snapshot, grants, protectedSet)
     const choice = this.choose(confined, shield)
     const host = this.hostFor(choice, native)
-    const plan =
+    const env = { ...caches.env, ...(runAs ? runAsEnv(runAs, session) : {}) }
+    const built =
       choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, snapshot, shield, caches.env)
+        ? landlockPlan(confined, grants, host, snapshot, shield, env)
         : bubblewrapPlan(
             confined,
             grants,
@@ -213,11 +218,12 @@ export class LocalSandbox {
             { setuid: isSetuid(choice.capability.executable) },
             {
               viewEpoch: snapshot.epoch,
-              mounts: this.mountsFor(confined, snapshot, protectedSet, session),
+              mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner),
               shield,
-              env: caches.env,
+              env,
             },
           )
+    const plan = runAs ? asUser(built, runAs) : built
     this.plans.delete(key)
     this.plans.set(key, { plan, view, writable: writableInodes(grants), protectedSet })
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
@@ -239,10 +245,15 @@ export class LocalSandbox {
   }
 
   /** The cache dirs a policy's runs may write, and the environment that points the package managers there. */
-  private cachesFor(policy: SandboxPolicy, session: SessionDirs): { dirs: string[]; env: Record<string, string> } {
+  private cachesFor(
+    policy: SandboxPolicy,
+    session: SessionDirs,
+    owner: PrivateOwner | undefined,
+  ): { dirs: string[]; env: Record<string, string> } {
     if (policy.mode === 'read-only') return { dirs: [], env: cacheEnvFor(path.join(session.tmp, '.cache')) }
-    if (policy.cacheRoots === 'host') return { dirs: hostCacheDirs(this.env.HOME, privateParent(this.env)), env: {} }
-    const dir = privateSubdir('cache', this.env)
+    if (policy.cacheRoots === 'host' && owner === undefined)
+      return { dirs: hostCacheDirs(this.env.HOME, privateParent(this.env)), env: {} }
+    const dir = privateSubdir('cache', this.env, owner)
     return { dirs: [dir], env: cacheEnvFor(dir) }
   }
 
@@ -252,14 +263,17 @@ export class LocalSandbox {
     snapshot: ReadViewSnapshot,
     protectedSet: ProtectedSet,
     session: SessionDirs,
+    owner: PrivateOwner | undefined,
   ): BubblewrapMounts {
     const sockets = socketMasksFor(policy.allowUnixSockets ?? [], this.env)
+    // bwrap runs as the owner then: a place the owner cannot reach needs no mount (and gets none).
+    const reach = (p: string) => owner === undefined || reachableBy(p, owner)
     return {
-      hidden: snapshot.mounts,
+      hidden: snapshot.mounts.filter((m) => reach(m.path)),
       protected: protectedSet,
-      socketMasks: sockets.masks,
-      keep: [...sockets.keep, session.spill],
-      emptyFile: privateEmptyFile(this.env),
+      socketMasks: sockets.masks.filter(reach),
+      keep: [...sockets.keep.filter(reach), session.spill],
+      emptyFile: privateEmptyFile(this.env, owner),
       shm: session.shm,
     }
   }
@@ -325,12 +339,17 @@ export class LocalSandbox {
   }
 
   /** The read view for a policy's hidden places (/dev for Landlock, cordon's private dir, the policy's set). */
-  private viewFor(policy: SandboxPolicy): ReadView {
+  private viewFor(policy: SandboxPolicy, runAs: RunAs | undefined): ReadView {
     const places: ViewPlace[] = [
       DEV_CLOSED,
       { name: 'cordon-private', path: privateParent(this.env) },
       ...hiddenPlacesFor(policy, this.env),
     ]
+    // A command run as the workspace owner reads what the owner may read: hide the owner's secrets too.
+    if (runAs) {
+      places.push({ name: 'cordon-private', path: privateParent(this.env, runAs) })
+      if (runAs.home) places.push(...hiddenPlacesFor(policy, { HOME: runAs.home }))
+    }
     const key = JSON.stringify(places)
     let view = this.views.get(key)
     if (!view) {
@@ -341,12 +360,12 @@ export class LocalSandbox {
   }
 
   /** The private dirs of a session (created on first use, recreated if removed behind our back). */
-  private sessionDirsFor(sessionId: string | undefined): SessionDirs {
-    const key = sessionId ?? ''
+  private sessionDirsFor(sessionId: string | undefined, owner: PrivateOwner | undefined): SessionDirs {
+    const key = `${sessionId ?? ''}\0${owner?.uid ?? ''}`
     const existing = this.sessions.get(key)
     if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d)))
       return existing
-    const dirs = createSessionDirs(sessionId ?? 'anon', this.env)
+    const dirs = createSessionDirs(sessionId ?? 'anon', this.env, owner)
     this.sessions.set(key, dirs)
     return dirs
   }
@@ -409,4 +428,27 @@ function shieldOf(
     hiddenInWritable: snapshot.places.filter((p) => writable.some((w) => within(p, w))),
     protectedInWritable: protectedSet.paths.map((p) => p.path),
   }
+}
+
+/** The environment of a command run as the workspace owner: their HOME (else the session TMPDIR), USER, LOGNAME. */
+function runAsEnv(runAs: RunAs, session: SessionDirs): Record<string, string> {
+  const env: Record<string, string> = { HOME: runAs.home ?? session.tmp }
+  if (runAs.name !== undefined) {
+    env.USER = runAs.name
+    env.LOGNAME = runAs.name
+  }
+  return env
+}
+
+/** The plan with the command (Landlock) or bwrap itself (bubblewrap) running as `runAs`. */
+function asUser(plan: ConfinementPlan, runAs: RunAs): ConfinementPlan {
+  const credentials = { uid: runAs.uid, gid: runAs.gid }
+  if (plan.backend === 'landlock') return { ...plan, runAs, steps: { ...plan.steps, credentials } }
+  const wrapper = plan.wrapperSteps ?? {
+    dropCaps: false,
+    dropBounding: false,
+    capLast: plan.steps.capLast,
+    noNewPrivs: false,
+  }
+  return { ...plan, runAs, wrapperSteps: { ...wrapper, credentials } }
 }

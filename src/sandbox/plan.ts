@@ -80,6 +80,8 @@ export interface ConfinementPlan {
   shield: ShieldFacts | undefined
   /** Environment every confined spec gets (the package caches); a caller's explicit entry wins. */
   env: Record<string, string>
+  /** The workspace owner the command runs as, when not the host's own user (src/sandbox/run-as.ts). */
+  runAs?: { uid: number; gid: number; name: string | undefined; home: string | undefined } | undefined
 }
 
 /** The rlimits of a run: no core dumps, and the policy's limits. */

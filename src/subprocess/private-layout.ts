@@ -20,8 +20,26 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-/** The parent's location, in order of preference (the environment decides). */
-export function privateParentCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+/** Whose private directories: a uid (and gid) other than this process's, for a command run as another user. */
+export interface PrivateOwner {
+  uid: number
+  gid: number
+}
+
+const selfUid = () => process.getuid?.()
+const isOther = (owner: PrivateOwner | undefined): owner is PrivateOwner =>
+  owner !== undefined && owner.uid !== selfUid()
+
+/**
+ * The parent's location, in order of preference (the environment decides). For another user
+ * (a root host running a command as the workspace owner) it is a dir of theirs in the OS temp
+ * dir, which they can reach ($CORDON_PRIVATE_DIR-uid<UID> when that is set).
+ */
+export function privateParentCandidates(env: NodeJS.ProcessEnv = process.env, owner?: PrivateOwner): string[] {
+  if (isOther(owner)) {
+    if (env.CORDON_PRIVATE_DIR) return [`${path.resolve(env.CORDON_PRIVATE_DIR)}-uid${owner.uid}`]
+    return [path.join(os.tmpdir(), `cordon-${owner.uid}`)]
+  }
   const out: string[] = []
   if (env.CORDON_PRIVATE_DIR) out.push(path.resolve(env.CORDON_PRIVATE_DIR))
   if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) out.push(path.join(env.XDG_RUNTIME_DIR, 'cordon'))
@@ -31,8 +49,8 @@ export function privateParentCandidates(env: NodeJS.ProcessEnv = process.env): s
   return out
 }
 
-/** Why a directory cannot be a private directory, or undefined when it can. */
-function unfitness(dir: string): string | undefined {
+/** Why a directory cannot be a private directory (of `uid`), or undefined when it can. */
+function unfitness(dir: string, uid = selfUid()): string | undefined {
   let st: fs.Stats
   try {
     st = fs.lstatSync(dir)
@@ -41,22 +59,23 @@ function unfitness(dir: string): string | undefined {
   }
   if (st.isSymbolicLink()) return 'is a symlink'
   if (!st.isDirectory()) return 'is not a directory'
-  const uid = process.getuid?.()
   if (uid !== undefined && st.uid !== uid) return `is owned by uid ${st.uid}`
   if ((st.mode & 0o077) !== 0) return `has mode ${(st.mode & 0o777).toString(8)}`
   return undefined
 }
 
-/** Creates `dir` (mode 0700) if absent; returns why it is unfit as a private directory, if it is. */
-function makePrivate(dir: string): string | undefined {
+/** Creates `dir` (mode 0700, given to `owner`) if absent; returns why it is unfit as a private directory, if it is. */
+function makePrivate(dir: string, owner?: PrivateOwner): string | undefined {
   try {
     fs.mkdirSync(dir, { mode: 0o700 })
+    if (isOther(owner)) fs.chownSync(dir, owner.uid, owner.gid)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') {
       try {
         fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
         fs.mkdirSync(dir, { mode: 0o700 })
+        if (isOther(owner)) fs.chownSync(dir, owner.uid, owner.gid)
       } catch (inner) {
         return (inner as NodeJS.ErrnoException).code ?? 'cannot create'
       }
@@ -64,25 +83,26 @@ function makePrivate(dir: string): string | undefined {
       return code ?? 'cannot create'
     }
   }
-  return unfitness(dir)
+  return unfitness(dir, owner?.uid ?? selfUid())
 }
 
-let cachedParent: { key: string; dir: string } | undefined
+const cachedParents = new Map<string, string>()
 
 /**
  * The private parent of this user (created on first use, canonical). Throws an Error naming every
  * candidate and why it was refused when none is fit.
  */
-export function privateParent(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = privateParentCandidates(env)
-  const key = candidates.join('\0')
-  if (cachedParent?.key === key && unfitness(cachedParent.dir) === undefined) return cachedParent.dir
+export function privateParent(env: NodeJS.ProcessEnv = process.env, owner?: PrivateOwner): string {
+  const candidates = privateParentCandidates(env, owner)
+  const key = `${owner?.uid ?? ''}\0${candidates.join('\0')}`
+  const cached = cachedParents.get(key)
+  if (cached !== undefined && unfitness(cached, owner?.uid ?? selfUid()) === undefined) return cached
   const refused: string[] = []
   for (const dir of candidates) {
-    const why = makePrivate(dir)
+    const why = makePrivate(dir, owner)
     if (why === undefined) {
       const real = fs.realpathSync(dir)
-      cachedParent = { key, dir: real }
+      cachedParents.set(key, real)
       return real
     }
     refused.push(`${dir} ${why}`)
@@ -91,9 +111,13 @@ export function privateParent(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** `<parent>/<name>` (mode 0700, created on first use); throws when it is unfit (a symlink, not ours). */
-export function privateSubdir(name: 'sessions' | 'spill' | 'cache', env: NodeJS.ProcessEnv = process.env): string {
-  const dir = path.join(privateParent(env), name)
-  const why = makePrivate(dir)
+export function privateSubdir(
+  name: 'sessions' | 'spill' | 'cache',
+  env: NodeJS.ProcessEnv = process.env,
+  owner?: PrivateOwner,
+): string {
+  const dir = path.join(privateParent(env, owner), name)
+  const why = makePrivate(dir, owner)
   if (why !== undefined) throw new Error(`cordon's private directory ${dir} ${why}`)
   return dir
 }
@@ -111,14 +135,19 @@ export interface SessionDirs {
 }
 
 /** Creates a new session's directories under `<parent>/sessions` (label: a hint in the name). */
-export function createSessionDirs(label: string, env: NodeJS.ProcessEnv = process.env): SessionDirs {
+export function createSessionDirs(
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+  owner?: PrivateOwner,
+): SessionDirs {
   const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'anon'
-  const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env), `${process.pid}-${safe}-`))
+  const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env, owner), `${process.pid}-${safe}-`))
   fs.chmodSync(dir, 0o700)
   const tmp = path.join(dir, 'tmp')
   const spill = path.join(dir, 'spill')
   const shm = path.join(dir, 'shm')
   for (const d of [tmp, spill, shm]) fs.mkdirSync(d, { mode: 0o700 })
+  if (isOther(owner)) for (const d of [dir, tmp, spill, shm]) fs.chownSync(d, owner.uid, owner.gid)
   return { dir, tmp, spill, shm }
 }
 
@@ -185,8 +214,8 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** `<parent>/empty`: an empty read-only file of ours (laid over hidden files); recreated when it is not that. */
-export function privateEmptyFile(env: NodeJS.ProcessEnv = process.env): string {
-  const file = path.join(privateParent(env), 'empty')
+export function privateEmptyFile(env: NodeJS.ProcessEnv = process.env, owner?: PrivateOwner): string {
+  const file = path.join(privateParent(env, owner), 'empty')
   const st = (() => {
     try {
       return fs.lstatSync(file)
@@ -194,9 +223,10 @@ export function privateEmptyFile(env: NodeJS.ProcessEnv = process.env): string {
       return undefined
     }
   })()
-  const uid = process.getuid?.()
+  const uid = owner?.uid ?? selfUid()
   if (st?.isFile() && st.size === 0 && (uid === undefined || st.uid === uid) && (st.mode & 0o222) === 0) return file
   if (st !== undefined) fs.rmSync(file, { recursive: true, force: true })
   fs.writeFileSync(file, '', { mode: 0o444, flag: 'wx' })
+  if (isOther(owner)) fs.chownSync(file, owner.uid, owner.gid)
   return file
 }

@@ -37,6 +37,11 @@ export async function requireBackend(name: SandboxBackendName): Promise<boolean>
   return false
 }
 
+/** Skips the test (locally) or fails it (CI) when `name` is unusable here. */
+export async function needBackend(ctx: { skip: (note?: string) => never }, name: SandboxBackendName): Promise<void> {
+  if (!(await requireBackend(name))) ctx.skip(`the ${name} backend is not usable on this host`)
+}
+
 /** A describe block with a sandbox pinned to `name` (disposed after the block), gated as above. */
 export async function describeWithBackend(
   name: SandboxBackendName,

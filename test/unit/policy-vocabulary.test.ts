@@ -120,6 +120,7 @@ describe('sandbox vocabulary', () => {
         'protectedDefaults',
         'cacheRoots',
         'sharedMemory',
+        'runAsOwner',
         'limits',
         'mode',
         'network',
