@@ -43,7 +43,7 @@ function argumentsAt(code: string, open: number): string {
   return code.slice(open + 1)
 }
 
-const unescape = (literal: string): string => literal.replace(/\\n/g, '\n').replace(/\\(.)/g, '$1')
+const cLiteralText = (literal: string): string => literal.replace(/\\n/g, '\n').replace(/\\(.)/g, '$1')
 
 /** Where `source` (a native .cc file named `file`) spells a stage or a status line as a literal. */
 export function stageLiteralProblems(file: string, source: string): string[] {
@@ -63,7 +63,7 @@ export function stageLiteralProblems(file: string, source: string): string[] {
     problems.push(`${file}: stage = "${m[1]}": a stage spelled as a literal (use kStage… from stages.h)`)
   }
   for (const m of code.matchAll(/"((?:[^"\\\n]|\\.)*)"/g)) {
-    const text = unescape(m[1]!)
+    const text = cLiteralText(m[1]!)
     if (/^(started|error|exit|signal) /.test(text) && !(STATUS_FORMATS as readonly string[]).includes(text)) {
       problems.push(
         `${file}: status line ${JSON.stringify(text)} is not one of ${STATUS_FORMATS.map((f) => JSON.stringify(f)).join(', ')}`,
