@@ -12,23 +12,11 @@ import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
 import { seatbeltLaunchArgv } from '../../src/sandbox/seatbelt-launch.js'
 import { scratchDir } from '../support/scratch.js'
 
-const onMac = it.skipIf(process.platform !== 'darwin')
 const EPERM = /Operation not permitted/
 
 let base: string
 let root: string
 let temp: string
-beforeAll(() => {
-  if (process.platform !== 'darwin') return
-  base = scratchDir('cordon-seatbelt-mac')
-  root = path.join(base, 'root')
-  temp = path.join(base, 'tmp')
-  fs.mkdirSync(path.join(root, '.git', 'hooks'), { recursive: true })
-  fs.mkdirSync(temp)
-  fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n')
-  fs.writeFileSync(path.join(base, 'secret'), 'top secret\n')
-  fs.writeFileSync(path.join(root, '.env'), 'TOKEN=1\n')
-})
 
 function run(policy: Partial<SandboxExecutionPolicy>, script: string) {
   const full = { mode: 'workspace-write' as const, workspaceRoot: root, ...policy }
@@ -46,8 +34,19 @@ function policyWithProtection(): Partial<SandboxExecutionPolicy> {
   }
 }
 
-describe('Seatbelt on macOS (needs macOS)', () => {
-  onMac('workspace-write: writes inside the root and the temp dir, refused beside them with EPERM', () => {
+describe.skipIf(process.platform !== 'darwin')('Seatbelt on macOS (needs macOS; skipped elsewhere)', () => {
+  beforeAll(() => {
+    base = scratchDir('cordon-seatbelt-mac')
+    root = path.join(base, 'root')
+    temp = path.join(base, 'tmp')
+    fs.mkdirSync(path.join(root, '.git', 'hooks'), { recursive: true })
+    fs.mkdirSync(temp)
+    fs.writeFileSync(path.join(root, '.git', 'config'), '[core]\n')
+    fs.writeFileSync(path.join(base, 'secret'), 'top secret\n')
+    fs.writeFileSync(path.join(root, '.env'), 'TOKEN=1\n')
+  })
+
+  it('workspace-write: writes inside the root and the temp dir, refused beside them with EPERM', () => {
     const r = run({}, 'echo ok > "$1/root/a" && echo ok > "$1/tmp/b" && echo no > "$1/outside"')
     expect(r.status).not.toBe(0)
     expect(r.stderr).toMatch(EPERM)
@@ -56,14 +55,14 @@ describe('Seatbelt on macOS (needs macOS)', () => {
     expect(fs.existsSync(path.join(base, 'outside'))).toBe(false)
   })
 
-  onMac('read-only: nothing but the temp dir is writable', () => {
+  it('read-only: nothing but the temp dir is writable', () => {
     const r = run({ mode: 'read-only' }, 'echo ok > "$1/tmp/ro" && echo no > "$1/root/ro"')
     expect(r.stderr).toMatch(EPERM)
     expect(fs.existsSync(path.join(temp, 'ro'))).toBe(true)
     expect(fs.existsSync(path.join(root, 'ro'))).toBe(false)
   })
 
-  onMac('protected paths: not writable, not creatable, and their ancestors cannot be renamed or removed', () => {
+  it('protected paths: not writable, not creatable, and their ancestors cannot be renamed or removed', () => {
     const p = policyWithProtection()
     expect(run(p, 'echo x > "$1/root/.git/hooks/pre-commit"').stderr).toMatch(EPERM)
     expect(run(p, 'echo x >> "$1/root/.git/config"').stderr).toMatch(EPERM)
@@ -76,7 +75,7 @@ describe('Seatbelt on macOS (needs macOS)', () => {
     expect(run(p, 'echo ok > "$1/root/.git/index.lock"').status).toBe(0) // the rest of .git stays writable
   })
 
-  onMac('hidden paths: not readable, not copyable, not linkable, not renamable', () => {
+  it('hidden paths: not readable, not copyable, not linkable, not renamable', () => {
     const p = policyWithProtection()
     const r = run(p, 'cat "$1/secret"; cat "$1/root/.env"; cp "$1/secret" "$1/root/c"; ln "$1/root/.env" "$1/root/l"')
     expect(r.stdout).not.toMatch(/top secret|TOKEN/)
@@ -86,7 +85,7 @@ describe('Seatbelt on macOS (needs macOS)', () => {
     expect(fs.existsSync(path.join(root, 'l'))).toBe(false)
   })
 
-  onMac('hard links from outside the roots are refused (the outside file would become writable)', () => {
+  it('hard links from outside the roots are refused (the outside file would become writable)', () => {
     const r = run({}, 'ln "$1/secret" "$1/root/hl"')
     expect(r.status).not.toBe(0)
     expect(fs.existsSync(path.join(root, 'hl'))).toBe(false)
@@ -96,21 +95,20 @@ describe('Seatbelt on macOS (needs macOS)', () => {
     let server: net.Server
     let port = 0
     beforeAll(async () => {
-      if (process.platform !== 'darwin') return
       server = net.createServer((s) => s.end('hello\n'))
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       port = (server.address() as net.AddressInfo).port
     })
     afterAll(() => server?.close())
 
-    onMac('refuses loopback too; inherit reaches it', () => {
+    it('refuses loopback too; inherit reaches it', () => {
       const script = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`
       expect(run({ network: 'deny' }, script).stdout).not.toMatch(/hello/)
       expect(run({ network: 'inherit' }, script).stdout).toMatch(/hello/)
     })
   })
 
-  onMac('signals reach only processes of the same sandbox', () => {
+  it('signals reach only processes of the same sandbox', () => {
     const r = run({}, `kill -0 ${process.pid}`)
     expect(r.status).not.toBe(0)
     expect(r.stderr).toMatch(EPERM)
