@@ -9,6 +9,7 @@ import {
   scrubbedParentEnv,
 } from '../../src/subprocess/env.js'
 import { isCredentialShapedName } from '../../src/subprocess/env-credentials.js'
+import { invalid } from '../support/invalid.js'
 
 describe('scrubbedParentEnv', () => {
   const parent: NodeJS.ProcessEnv = {
@@ -175,7 +176,9 @@ describe('mergeEnv', () => {
   })
 
   it('rejects non-string values', () => {
-    expect(() => mergeEnv({}, { A: 1 as unknown as string })).toThrow(TypeError)
+    expect(invalid(() => mergeEnv({}, { A: 1 as unknown as string })).issues).toEqual([
+      'env.A: must be a string or undefined, got number',
+    ])
     expect(() => mergeEnv({}, { A: null as unknown as string })).toThrow(/null/)
   })
 

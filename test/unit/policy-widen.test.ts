@@ -13,6 +13,7 @@ import {
   wideningError,
   type ApprovalOutcome,
 } from '../../src/policy/widen.js'
+import { invalid } from '../support/invalid.js'
 
 describe('the widening ladder', () => {
   it('read-only can go to either wider mode, workspace-write only to full access', () => {
@@ -139,6 +140,6 @@ describe('approval outcomes', () => {
   })
 
   it('an outcome outside the closed set trips the exhaustiveness guard', () => {
-    expect(() => escalationOutcome('workspace-write', 'allowed-always' as ApprovalOutcome)).toThrow(TypeError)
+    invalid(() => escalationOutcome('workspace-write', 'allowed-always' as ApprovalOutcome))
   })
 })
