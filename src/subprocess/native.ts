@@ -107,6 +107,13 @@ export class NativeLoadError extends Error {
   }
 }
 
+/** Whether `value` is a NativeLoadError, from this realm or any other (brand on name and code). */
+export function isNativeLoadError(value: unknown): value is NativeLoadError {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return v.name === 'NativeLoadError' && v.code === 'CORDON_NATIVE_MISSING' && Array.isArray(v.tried)
+}
+
 /** Every place a binary may live, in node-gyp-build's order, for the error message. */
 function candidatePaths(root: string): string[] {
   const paths = [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]

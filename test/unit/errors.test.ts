@@ -3,8 +3,14 @@ import vm from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
+  ABORTED,
+  AbortedError,
   CONFINEMENT_STAGES,
   InvalidRequestError,
+  isAbortedError,
+  isRootChangedError,
+  ROOT_CHANGED,
+  RootChangedError,
   SandboxUnavailableError,
   SpawnError,
   errnoName,
@@ -14,6 +20,8 @@ import {
   isSandboxUnavailableError,
   isSpawnError,
 } from '../../src/policy/errors.js'
+import { CommandAbortedError, isCommandAbortedError } from '../../src/shell/command-aborted-error.js'
+import { isNativeLoadError, NativeLoadError } from '../../src/subprocess/native.js'
 
 const REFERENCE_PREFIX =
   'sandbox mode "workspace-write" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.'
@@ -167,5 +175,50 @@ describe('InvalidRequestError', () => {
     expect(isInvalidRequestError(foreign)).toBe(true)
     expect(isInvalidRequestError(new InvalidRequestError(['x: y']))).toBe(true)
     expect(isInvalidRequestError(new Error('x'))).toBe(false)
+  })
+})
+
+describe('AbortedError', () => {
+  it('is the one "aborted before spawn": code ABORTED, the reason kept as given and as cause', () => {
+    const reason = new Error('user stop')
+    const error = new AbortedError(reason)
+    expect(error).toMatchObject({ name: 'AbortedError', code: 'ABORTED', message: 'aborted before spawn: user stop' })
+    expect(error.reason).toBe(reason)
+    expect(error.cause).toBe(reason)
+    expect(new AbortedError(undefined).message).toBe('aborted before spawn: aborted')
+    expect(new AbortedError('stop').message).toBe('aborted before spawn: stop')
+  })
+
+  it("the shell's CommandAbortedError is one, under its own name and brand", () => {
+    const error = new CommandAbortedError('stop')
+    expect(error).toBeInstanceOf(AbortedError)
+    expect(error).toMatchObject({ name: 'CommandAbortedError', code: ABORTED, message: 'aborted before spawn: stop' })
+    expect(isAbortedError(error)).toBe(true)
+    expect(isCommandAbortedError(error)).toBe(true)
+    expect(isCommandAbortedError(new AbortedError('stop'))).toBe(false)
+  })
+
+  it('the brand check works across realms', () => {
+    const foreign = vm.runInNewContext('Object.assign(new Error("x"), { name: "AbortedError", code: "ABORTED" })')
+    expect(isAbortedError(foreign)).toBe(true)
+    expect(isAbortedError(Object.assign(new Error('x'), { name: 'AbortedError', code: 'OTHER' }))).toBe(false)
+    expect(isAbortedError(new Error('aborted before spawn: x'))).toBe(false)
+  })
+})
+
+describe('RootChangedError and NativeLoadError', () => {
+  it('carry a code and a cross-realm brand', () => {
+    const root = new RootChangedError('/work', 's1')
+    expect(root).toMatchObject({ name: 'RootChangedError', code: ROOT_CHANGED, path: '/work', sessionId: 's1' })
+    expect(isRootChangedError(root)).toBe(true)
+    const load = new NativeLoadError(['/a/cordon.node'], new Error('ENOENT'))
+    expect(load).toMatchObject({ name: 'NativeLoadError', code: 'CORDON_NATIVE_MISSING', tried: ['/a/cordon.node'] })
+    expect(load.message).toContain('/a/cordon.node')
+    expect(isNativeLoadError(load)).toBe(true)
+    const foreign = vm.runInNewContext(
+      'Object.assign(new Error("x"), { name: "NativeLoadError", code: "CORDON_NATIVE_MISSING", tried: [] })',
+    )
+    expect(isNativeLoadError(foreign)).toBe(true)
+    expect(isNativeLoadError(new Error('x'))).toBe(false)
   })
 })
