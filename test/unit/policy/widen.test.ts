@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SANDBOX_MODES } from '../../src/policy/vocabulary.js'
+import { SANDBOX_MODES } from '../../../src/policy/vocabulary.js'
 import {
   APPROVAL_OUTCOMES,
   ESCALATION_TARGETS,
@@ -12,8 +12,8 @@ import {
   validateEscalationArgs,
   wideningError,
   type ApprovalOutcome,
-} from '../../src/policy/widen.js'
-import { invalid } from '../support/invalid.js'
+} from '../../../src/policy/widen.js'
+import { invalid } from '../../support/invalid.js'
 
 describe('the widening ladder', () => {
   it('read-only can go to either wider mode, workspace-write only to full access', () => {

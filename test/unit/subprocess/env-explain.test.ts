@@ -2,8 +2,8 @@
 // scrubbedParentEnv + mergeEnv really hand the child.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mergeEnv, scrubbedParentEnv } from '../../src/subprocess/env.js'
-import { explainEnvScrub } from '../../src/subprocess/env-explain.js'
+import { mergeEnv, scrubbedParentEnv } from '../../../src/subprocess/env.js'
+import { explainEnvScrub } from '../../../src/subprocess/env-explain.js'
 
 const parent: NodeJS.ProcessEnv = {
   PATH: '/usr/bin',

@@ -8,8 +8,8 @@ import {
   parseExitStatus,
   renderResult,
   runnerFailureMarker,
-} from '../../src/shell/exit-status.js'
-import type { CollectedOutput, ShellRunResult } from '../../src/shell/types.js'
+} from '../../../src/shell/exit-status.js'
+import type { CollectedOutput, ShellRunResult } from '../../../src/shell/types.js'
 
 function result(overrides: Partial<ShellRunResult> = {}): ShellRunResult {
   return {

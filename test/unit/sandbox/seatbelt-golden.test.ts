@@ -4,15 +4,15 @@
 // Linux CI renders and checks every profile a Mac would apply.
 //
 // After an intended change, regenerate and review the diff:
-//   UPDATE_GOLDEN=1 npx vitest run test/unit/seatbelt-golden.test.ts
+//   UPDATE_GOLDEN=1 npx vitest run test/unit/sandbox/seatbelt-golden.test.ts
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import { CONFINED_SANDBOX_MODES, NETWORK_POLICIES } from '../../src/policy/vocabulary.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
-import { profileProblems, readSbpl } from './seatbelt-sbpl-reader.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import { CONFINED_SANDBOX_MODES, NETWORK_POLICIES } from '../../../src/policy/vocabulary.js'
+import { renderSeatbeltProfile } from '../../../src/sandbox/seatbelt.js'
+import { profileProblems, readSbpl } from '../../support/sbpl-reader.js'
 
-const FIXTURES = new URL('../fixtures/seatbelt/', import.meta.url)
+const FIXTURES = new URL('../../fixtures/seatbelt/', import.meta.url)
 const UPDATE = process.env.UPDATE_GOLDEN === '1'
 
 // Paths that exist on no test host, so grantsFor resolves them lexically and every host renders

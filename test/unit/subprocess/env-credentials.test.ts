@@ -8,7 +8,7 @@ import {
   credentialValueMatch,
   isCredentialShapedName,
   nameTokens,
-} from '../../src/subprocess/env-credentials.js'
+} from '../../../src/subprocess/env-credentials.js'
 
 /** A fake token body: `n` deterministic alphanumerics (never a live secret, never all one letter). */
 function body(n: number): string {

@@ -6,8 +6,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { probeSeatbelt } from '../../src/sandbox/seatbelt-probe.js'
-import { scratchDir } from '../support/scratch.js'
+import { probeSeatbelt } from '../../../src/sandbox/seatbelt-probe.js'
+import { scratchDir } from '../../support/scratch.js'
 
 const bin = scratchDir('cordon-seatbelt-fakes')
 

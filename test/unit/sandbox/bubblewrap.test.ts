@@ -3,9 +3,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import { bubblewrapArgv } from '../../src/sandbox/bubblewrap.js'
-import { scratchDir } from '../support/scratch.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import { bubblewrapArgv } from '../../../src/sandbox/bubblewrap.js'
+import { scratchDir } from '../../support/scratch.js'
 
 const base = fs.realpathSync(scratchDir('cordon-bwrap-argv'))
 const root = path.join(base, 'root')

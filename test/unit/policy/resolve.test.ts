@@ -3,8 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { canonicalPath, resolvePolicy } from '../../src/policy/resolve.js'
-import { invalid } from '../support/invalid.js'
+import { canonicalPath, resolvePolicy } from '../../../src/policy/resolve.js'
+import { invalid } from '../../support/invalid.js'
 
 let base: string // canonical temp dir holding the fixtures
 beforeAll(() => {

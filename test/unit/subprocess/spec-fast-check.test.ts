@@ -2,8 +2,8 @@
 // unsure): random specs, valid and broken, from fast-check.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { certainlyValidSpec } from '../../src/subprocess/spec-fast-check.js'
-import { SpawnSpecSchema } from '../../src/subprocess/spec-schema.js'
+import { certainlyValidSpec } from '../../../src/subprocess/spec-fast-check.js'
+import { SpawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
 
 const anyValue = fc.oneof(
   fc.constant(undefined),

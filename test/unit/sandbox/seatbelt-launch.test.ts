@@ -2,8 +2,8 @@
 // parameters in key order, then -- and the command (so a command word starting with - is the
 // command's). Every bad input is listed at once.
 import { describe, expect, it } from 'vitest'
-import { SANDBOX_EXEC, seatbeltLaunchArgv } from '../../src/sandbox/seatbelt-launch.js'
-import { invalid } from '../support/invalid.js'
+import { SANDBOX_EXEC, seatbeltLaunchArgv } from '../../../src/sandbox/seatbelt-launch.js'
+import { invalid } from '../../support/invalid.js'
 
 const PROFILE = '(version 1)\n(deny default)\n'
 

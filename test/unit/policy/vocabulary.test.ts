@@ -16,7 +16,7 @@ import {
   isConfinedMode,
   isNormalAbsolutePath,
   isSandboxMode,
-} from '../../src/policy/vocabulary.js'
+} from '../../../src/policy/vocabulary.js'
 
 describe('sandbox vocabulary', () => {
   it('has exactly the three modes, narrowest first, with read-only the default', () => {

@@ -1,10 +1,10 @@
 // explainSeatbelt on any platform: the exact profile a Mac would apply, the launch argv and the
 // account, for a policy; danger-full-access has nothing to explain.
 import { describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
-import { explainSeatbelt } from '../../src/sandbox/seatbelt-explain.js'
-import { invalid } from '../support/invalid.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import { renderSeatbeltProfile } from '../../../src/sandbox/seatbelt.js'
+import { explainSeatbelt } from '../../../src/sandbox/seatbelt-explain.js'
+import { invalid } from '../../support/invalid.js'
 
 const ROOT = '/Users/dev/project'
 

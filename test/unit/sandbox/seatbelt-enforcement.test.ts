@@ -1,14 +1,14 @@
 // Seatbelt's enforcement account: per class governed or not, with the reason; `partial` in every
 // mode (no subreaper, no resource limits), never `full`; unverified until the probe's canary ran.
 import { describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import { CONFINED_SANDBOX_MODES, EFFECT_CLASSES, NETWORK_POLICIES } from '../../src/policy/vocabulary.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import { CONFINED_SANDBOX_MODES, EFFECT_CLASSES, NETWORK_POLICIES } from '../../../src/policy/vocabulary.js'
+import { renderSeatbeltProfile } from '../../../src/sandbox/seatbelt.js'
 import {
   SEATBELT_EFFECT_CLASSES,
   seatbeltEffectClasses,
   seatbeltEnforcement,
-} from '../../src/sandbox/seatbelt-enforcement.js'
+} from '../../../src/sandbox/seatbelt-enforcement.js'
 
 const ROOT = '/Users/dev/project'
 

@@ -14,7 +14,7 @@ import {
   SYSCALL_NUMBERS,
   type SyscallName,
   X32_SYSCALL_BIT,
-} from '../../src/sandbox/seccomp.js'
+} from '../../../src/sandbox/seccomp.js'
 import {
   AF,
   F_SETLEASE,
@@ -28,7 +28,7 @@ import {
   seccompProgramFor,
   seccompRulesFor,
   TERMINAL_IOCTLS,
-} from '../../src/sandbox/seccomp-policy.js'
+} from '../../../src/sandbox/seccomp-policy.js'
 
 interface SeccompData {
   nr: number

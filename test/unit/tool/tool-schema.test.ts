@@ -3,13 +3,13 @@
 // catch what they claim to.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { modelInputSchema } from '../../src/tool/tool-schema.js'
+import { modelInputSchema } from '../../../src/tool/tool-schema.js'
 import {
   anthropicViolations,
   mcpViolations,
   nonNullableProperties,
   openAIStrictViolations,
-} from '../support/tool-schema-rules.js'
+} from '../../support/tool-schema-rules.js'
 
 const args = z.object({
   command: z.string().min(1).describe('what to run'),

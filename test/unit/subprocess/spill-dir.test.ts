@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SpillDirectory, isProcessAlive } from '../../src/subprocess/spill-dir.js'
+import { SpillDirectory, isProcessAlive } from '../../../src/subprocess/spill-dir.js'
 
 let parent: string
 

@@ -6,11 +6,11 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import type { SandboxExecutionPolicy } from '../../src/policy/vocabulary.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
-import { seatbeltLaunchArgv } from '../../src/sandbox/seatbelt-launch.js'
-import { scratchDir } from '../support/scratch.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import type { SandboxExecutionPolicy } from '../../../src/policy/vocabulary.js'
+import { renderSeatbeltProfile } from '../../../src/sandbox/seatbelt.js'
+import { seatbeltLaunchArgv } from '../../../src/sandbox/seatbelt-launch.js'
+import { scratchDir } from '../../support/scratch.js'
 
 const EPERM = /Operation not permitted/
 

@@ -19,9 +19,9 @@ import {
   isInvalidRequestError,
   isSandboxUnavailableError,
   isSpawnError,
-} from '../../src/policy/errors.js'
-import { CommandAbortedError, isCommandAbortedError } from '../../src/shell/command-aborted-error.js'
-import { isNativeLoadError, NativeLoadError } from '../../src/subprocess/native.js'
+} from '../../../src/policy/errors.js'
+import { CommandAbortedError, isCommandAbortedError } from '../../../src/shell/command-aborted-error.js'
+import { isNativeLoadError, NativeLoadError } from '../../../src/subprocess/native.js'
 
 const REFERENCE_PREFIX =
   'sandbox mode "workspace-write" is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.'

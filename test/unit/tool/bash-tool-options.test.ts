@@ -1,12 +1,12 @@
 // createBashTool / createBashTools validate their options at the boundary: a missing or wrong
 // option is an InvalidRequestError naming the field, never a TypeError from inside.
 import { describe, expect, it } from 'vitest'
-import { LocalShellExecutor } from '../../src/shell/executor.js'
-import { ShellEnvRegistry } from '../../src/shell/env-registry.js'
-import { createBashTool } from '../../src/tool/bash-tool.js'
-import { createBashTools } from '../../src/tool/bash-tools.js'
-import { InMemoryJobs } from '../../src/tool/in-memory-jobs.js'
-import { invalid } from '../support/invalid.js'
+import { LocalShellExecutor } from '../../../src/shell/executor.js'
+import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
+import { createBashTool } from '../../../src/tool/bash-tool.js'
+import { createBashTools } from '../../../src/tool/bash-tools.js'
+import { InMemoryJobs } from '../../../src/tool/in-memory-jobs.js'
+import { invalid } from '../../support/invalid.js'
 
 const executor = new LocalShellExecutor({ cwd: '/' })
 

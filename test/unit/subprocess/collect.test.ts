@@ -4,9 +4,9 @@ import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OutputCollector, type OutputCollectorOptions } from '../../src/subprocess/collect.js'
-import { SpillDirectory } from '../../src/subprocess/spill-dir.js'
-import { invalid } from '../support/invalid.js'
+import { OutputCollector, type OutputCollectorOptions } from '../../../src/subprocess/collect.js'
+import { SpillDirectory } from '../../../src/subprocess/spill-dir.js'
+import { invalid } from '../../support/invalid.js'
 
 let parent: string
 let spillDir: SpillDirectory

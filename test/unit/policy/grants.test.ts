@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FS_ACCESS, GRANT_TABLE, GRANT_TABLE_URL, grantsFor } from '../../src/policy/grants.js'
-import { resolvePolicy } from '../../src/policy/resolve.js'
-import { invalid } from '../support/invalid.js'
+import { FS_ACCESS, GRANT_TABLE, GRANT_TABLE_URL, grantsFor } from '../../../src/policy/grants.js'
+import { resolvePolicy } from '../../../src/policy/resolve.js'
+import { invalid } from '../../support/invalid.js'
 
 let base: string
 let root: string

@@ -1,12 +1,12 @@
 // What the Seatbelt renderer decides, rule by rule, and what it refuses at its boundary (every
 // issue listed). The exact text of every combination is pinned by seatbelt-golden.test.ts.
 import { describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import type { SandboxExecutionPolicy } from '../../src/policy/vocabulary.js'
-import { renderSeatbeltProfile, SEATBELT_TEMPLATES } from '../../src/sandbox/seatbelt.js'
-import { DEFAULT_MACH_SERVICES, NETWORK_MACH_SERVICES } from '../../src/sandbox/seatbelt-mach-services.js'
-import { invalid } from '../support/invalid.js'
-import { profileProblems, readSbpl, type Sexp } from './seatbelt-sbpl-reader.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import type { SandboxExecutionPolicy } from '../../../src/policy/vocabulary.js'
+import { renderSeatbeltProfile, SEATBELT_TEMPLATES } from '../../../src/sandbox/seatbelt.js'
+import { DEFAULT_MACH_SERVICES, NETWORK_MACH_SERVICES } from '../../../src/sandbox/seatbelt-mach-services.js'
+import { invalid } from '../../support/invalid.js'
+import { profileProblems, readSbpl, type Sexp } from '../../support/sbpl-reader.js'
 
 const ROOT = '/Users/dev/project'
 const TEMP = '/tmp/cordon-s1'

@@ -4,11 +4,11 @@
 // parse; NUL and lone surrogates are refused at the boundary.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { grantsFor } from '../../src/policy/grants.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
-import { darwinCanonicalPath, sbplString, sbplStringProblem } from '../../src/sandbox/seatbelt-literal.js'
-import { invalid } from '../support/invalid.js'
-import { profileProblems, readSbpl, skeleton, stringsOf } from './seatbelt-sbpl-reader.js'
+import { grantsFor } from '../../../src/policy/grants.js'
+import { renderSeatbeltProfile } from '../../../src/sandbox/seatbelt.js'
+import { darwinCanonicalPath, sbplString, sbplStringProblem } from '../../../src/sandbox/seatbelt-literal.js'
+import { invalid } from '../../support/invalid.js'
+import { profileProblems, readSbpl, skeleton, stringsOf } from '../../support/sbpl-reader.js'
 
 const HAZARDS = ['"', '\\', '(', ')', ';', '#', '|', '\n', '\r', '\t', ' ', '\u2028', 'é', 'e\u0301', '🙂', '\u0085']
 

@@ -1,9 +1,9 @@
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { DSH_KEY_PATTERN, RESERVED_DSH_KEYS, ShellEnvRegistry } from '../../src/shell/env-registry.js'
-import type { BashEnvContributor } from '../../src/shell/types.js'
-import { invalid } from '../support/invalid.js'
+import { DSH_KEY_PATTERN, RESERVED_DSH_KEYS, ShellEnvRegistry } from '../../../src/shell/env-registry.js'
+import type { BashEnvContributor } from '../../../src/shell/types.js'
+import { invalid } from '../../support/invalid.js'
 
 const web: BashEnvContributor = {
   name: 'web-app',

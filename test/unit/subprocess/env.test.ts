@@ -7,9 +7,9 @@ import {
   isMinimalEnvName,
   mergeEnv,
   scrubbedParentEnv,
-} from '../../src/subprocess/env.js'
-import { isCredentialShapedName } from '../../src/subprocess/env-credentials.js'
-import { invalid } from '../support/invalid.js'
+} from '../../../src/subprocess/env.js'
+import { isCredentialShapedName } from '../../../src/subprocess/env-credentials.js'
+import { invalid } from '../../support/invalid.js'
 
 describe('scrubbedParentEnv', () => {
   const parent: NodeJS.ProcessEnv = {
