@@ -13,6 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SANDBOX_BACKENDS } from '../policy/backends.js'
+import { DEFAULT_RULESET_CACHE_SIZE, PLAN_MEMO_SIZE } from '../policy/defaults.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor, type SandboxGrants } from '../policy/grants.js'
 import {
@@ -33,9 +34,6 @@ import { ReadView } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
 import { type BackendChoice, selectBackend } from './select.js'
-
-/** How many policies' plans are remembered. */
-const PLAN_MEMO_SIZE = 64
 
 /** Places a Landlock-confined command can never open (names stay listable). */
 const ALWAYS_CLOSED: readonly string[] = ['/dev']
@@ -103,7 +101,8 @@ export class LocalSandbox {
     private readonly native: NativeAddon | undefined,
     options: LocalSandboxOptions,
   ) {
-    if (native) this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
+    if (native)
+      this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? DEFAULT_RULESET_CACHE_SIZE })
   }
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */

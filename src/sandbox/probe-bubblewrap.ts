@@ -11,6 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { BackendCapability } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
+import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import { grantsFor } from '../policy/grants.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
@@ -116,7 +117,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   try {
     version = execFileSync(bwrap, ['--version'], {
       encoding: 'utf8',
-      timeout: options.timeoutMs ?? 5000,
+      timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
       stdio: ['ignore', 'pipe', 'pipe'],
     }).trim()
   } catch (error) {
@@ -244,7 +245,7 @@ async function canaryFor(
       handle,
       tools,
     )
-    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    const run = await runCanary(spec, options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS, scratch.dir)
     if (!run.ran) {
       const line = /bwrap: [^\n]*/.exec(run.message)?.[0]
       return { ran: false, stage: run.stage, errno: run.errno, line }

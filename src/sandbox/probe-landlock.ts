@@ -8,6 +8,7 @@
 import type { BackendCapability, EnforcementAccount } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
+import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
@@ -254,7 +255,7 @@ async function canaryFor(
       plan,
       handle,
     )
-    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    const run = await runCanary(spec, options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS, scratch.dir)
     if (!run.ran) return { ran: false, stage: run.stage, errno: run.errno }
     const failures = judgeCanary(
       run.report,

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { DEFAULT_SEATBELT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import { grantsFor } from '../policy/grants.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
 import { DENIAL_SIGNATURES } from './facts.js'
@@ -210,7 +211,7 @@ async function canary(
   options: SeatbeltProbeOptions,
 ): Promise<CanaryRun> {
   const [, ...args] = seatbeltLaunchArgv({ profile, command: [options.shell ?? '/bin/sh', '-c', ...script] })
-  const timeoutMs = options.timeoutMs ?? 3000
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEATBELT_CANARY_TIMEOUT_MS
   return await new Promise<CanaryRun>((resolve) => {
     let stdout = ''
     let stderr = ''
