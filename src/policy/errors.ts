@@ -8,6 +8,7 @@
  */
 import os from 'node:os'
 import type { z } from 'zod'
+import { DEFAULT_SANDBOX_REMEDY } from './remedies.js'
 import { CONFINEMENT_STAGES, type SpawnStage } from './spawn-stages.js'
 import type { SandboxMode } from './vocabulary.js'
 
@@ -20,9 +21,7 @@ export const ROOT_CHANGED = 'ROOT_CHANGED'
 /** The code of an AbortedError (and of the shell's CommandAbortedError). */
 export const ABORTED = 'ABORTED'
 
-/** What to do when no backend can enforce a confined mode (cordon runs on Linux and macOS). */
-export const DEFAULT_SANDBOX_REMEDY =
-  'Install bubblewrap or run a Landlock-enforcing kernel (Linux), or ensure sandbox-exec is usable (macOS) — otherwise switch the consumer to danger-full-access.'
+export { DEFAULT_SANDBOX_REMEDY } from './remedies.js'
 
 /** Why, when nothing more specific is known. */
 export const DEFAULT_SANDBOX_REASON = 'no sandbox backend is usable on this host'

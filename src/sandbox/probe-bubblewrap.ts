@@ -13,13 +13,23 @@ import type { BackendCapability } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
 import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import { grantsFor } from '../policy/grants.js'
+import {
+  REMEDY_BUILD_HELPER,
+  REMEDY_BWRAP_NO_SECCOMP,
+  REMEDY_BWRAP_REFUSED,
+  REMEDY_CHECK_SECCOMP,
+  REMEDY_INSTALL_BUBBLEWRAP,
+  REMEDY_LINUX_ONLY,
+  remedyDefeated,
+  remedyUserNamespaces,
+} from '../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
 import { buildRuleset } from './landlock.js'
 import { bubblewrapPlan } from './plan.js'
-import { accountsFor, landlockHost, REMEDY_BUILD_HELPER } from './probe-landlock.js'
+import { accountsFor, landlockHost } from './probe-landlock.js'
 import { RulesetHandle } from './ruleset-cache.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
@@ -33,9 +43,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
 ]
 
-/** Remedy when no `bwrap` is on the PATH. */
-export const REMEDY_INSTALL_BUBBLEWRAP =
-  'install bubblewrap: apt-get install -y bubblewrap (Debian/Ubuntu), dnf install -y bubblewrap (Fedora), apk add bubblewrap (Alpine), and put it on PATH; or choose danger-full-access.'
+export { REMEDY_INSTALL_BUBBLEWRAP } from '../policy/remedies.js'
 
 /** Options for probeBubblewrap. */
 export interface BubblewrapProbeOptions {
@@ -83,7 +91,7 @@ export function userNamespaceRemedy(): string {
     steps.length > 0
       ? steps.join('; ')
       : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
-  return `unprivileged user namespaces are disabled or refused: ${how}; or use the landlock backend, or choose danger-full-access.`
+  return remedyUserNamespaces(how)
 }
 
 const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
@@ -101,7 +109,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     return done({
       usable: false,
       reason: `bubblewrap is Linux-only (this is ${process.platform})`,
-      remedy: 'Use a Linux host, or choose danger-full-access.',
+      remedy: REMEDY_LINUX_ONLY,
     })
   }
   const searchPath = options.searchPath ?? process.env.PATH ?? ''
@@ -176,8 +184,8 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: refused
         ? userNamespaceRemedy()
         : verdict.line !== undefined
-          ? 'bwrap cannot build the sandbox on this host; run `bwrap --ro-bind / / true` to see why, use the landlock backend, or choose danger-full-access.'
-          : 'Check that the kernel allows no_new_privs and seccomp filters, or choose danger-full-access.',
+          ? REMEDY_BWRAP_REFUSED
+          : REMEDY_CHECK_SECCOMP,
       ...(verdict.stage === 'launcher'
         ? {}
         : { failure: { stage: verdict.stage, errno: verdict.errno, code: errnoName(verdict.errno) } }),
@@ -189,8 +197,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       usable: false,
       canary: verdict.results,
       reason: `bubblewrap ran but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
-      remedy:
-        'Do not rely on bubblewrap on this host (something defeats its binds or namespaces); use another backend or choose danger-full-access.',
+      remedy: remedyDefeated('bubblewrap', 'something defeats its binds or namespaces'),
     })
   }
   const uid0 = (process.getuid?.() ?? 0) === 0
@@ -209,8 +216,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     ...(facts.seccomp
       ? {}
       : {
-          remedy:
-            'seccomp filters do not load here: keyrings and terminal injection are ungoverned (make bwrap non-setuid, or enable CONFIG_SECCOMP_FILTER)',
+          remedy: REMEDY_BWRAP_NO_SECCOMP,
         }),
   })
 }
