@@ -78,7 +78,7 @@ export interface NativeAddon {
   watchRead(fd: number, onChunk: (text: string | null) => void): void
   launcherSend(controlFd: number, request: Buffer, fds: readonly number[]): number
   launcherReceive(controlFd: number, replySize: number, timeoutMs: number): NativeLauncherReply | number
-  hostCapabilities(): { setpcap: boolean; setuid: boolean; capLast: number }
+  hostCapabilities(): { setpcap: boolean; capLast: number }
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
