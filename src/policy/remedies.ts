@@ -12,7 +12,7 @@ export const DEFAULT_SANDBOX_REMEDY =
   'Install bubblewrap or run a Landlock-enforcing kernel (Linux), or ensure sandbox-exec is usable (macOS) — otherwise switch the consumer to danger-full-access.'
 
 /** After a runner failure at run time: nothing ran. */
-export const REMEDY_RUNNER_FAILED = `Nothing was run. Re-probe the host (LocalSandbox.create) to see which backend still works, ${LAST_RESORT}.`
+export const REMEDY_RUNNER_FAILED = `Nothing was run. Re-probe the host (clearProbeCache(), then LocalSandbox.create) to see which backend still works, ${LAST_RESORT}.`
 
 /** A Linux-only backend on another platform. */
 export const REMEDY_LINUX_ONLY = `Use a Linux host, ${LAST_RESORT}.`

@@ -8,7 +8,6 @@
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import path from 'node:path'
 import type { BackendCapability } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
 import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
@@ -24,6 +23,7 @@ import {
   remedyUserNamespaces,
 } from '../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { findProgram } from '../subprocess/program-path.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
@@ -55,20 +55,6 @@ export interface BubblewrapProbeOptions {
   native?: NativeAddon
 }
 
-/** The first executable regular file named `name` in a `:` separated `searchPath`, as an absolute real path. */
-export function findOnPath(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(':')) {
-    if (!path.isAbsolute(dir)) continue // a relative PATH entry depends on the cwd: never trusted
-    const candidate = path.join(dir, name)
-    try {
-      if (!fs.statSync(candidate).isFile()) continue
-      fs.accessSync(candidate, fs.constants.X_OK)
-      return fs.realpathSync(candidate)
-    } catch {}
-  }
-  return undefined
-}
-
 /** Why user namespaces are refused on this host, and the switch that allows them, read from /proc/sys. */
 export function userNamespaceRemedy(): string {
   const read = (p: string): string | undefined => {
@@ -94,6 +80,15 @@ export function userNamespaceRemedy(): string {
   return remedyUserNamespaces(how)
 }
 
+/** The real path of `p`, or undefined when it went away meanwhile (the probe never throws). */
+function realPathOf(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return undefined
+  }
+}
+
 const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
 
 /** Probes bubblewrap (found on `searchPath`) with the canary; never throws. */
@@ -113,7 +108,9 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     })
   }
   const searchPath = options.searchPath ?? process.env.PATH ?? ''
-  const bwrap = findOnPath('bwrap', searchPath)
+  // The one PATH search (program-path.ts); the real path is what every run then executes.
+  const found = findProgram('bwrap', searchPath)
+  const bwrap = 'path' in found ? realPathOf(found.path) : undefined
   if (bwrap === undefined) {
     return done({
       usable: false,
