@@ -575,14 +575,13 @@ napi_value LauncherReceive(napi_env env, napi_callback_info info) {
   return out;
 }
 
-// hostCapabilities() -> { setpcap, setuid, capLast }: what the child's cap-drop and identity
-// steps may do.
+// hostCapabilities() -> { setpcap, capLast }: whether the child may drop the bounding set, and the
+// highest capability number it drops.
 napi_value HostCapabilities(napi_env env, napi_callback_info /*info*/) {
   __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   bool got = syscall(SYS_capget, &header, data) == 0;
   bool setpcap = got && (data[0].effective & (1u << CAP_SETPCAP)) != 0;
-  bool setuid = got && (data[0].effective & (1u << CAP_SETUID)) != 0 && (data[0].effective & (1u << CAP_SETGID)) != 0;
   int cap_last = 40;
   if (FILE* f = fopen("/proc/sys/kernel/cap_last_cap", "re")) {
     if (fscanf(f, "%d", &cap_last) != 1) cap_last = 40;
@@ -591,7 +590,6 @@ napi_value HostCapabilities(napi_env env, napi_callback_info /*info*/) {
   napi_value out;
   NAPI_OK(napi_create_object(env, &out));
   set(env, out, "setpcap", make_bool(env, setpcap));
-  set(env, out, "setuid", make_bool(env, setuid));
   set(env, out, "capLast", make_int(env, cap_last));
   return out;
 }

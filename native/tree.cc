@@ -16,12 +16,14 @@
 namespace cordon {
 namespace {
 
-// Thin wrappers: glibc only grew these in 2.36, the syscalls exist since Linux 5.3.
+// Thin wrappers (glibc only grew these in 2.36, the syscalls exist since Linux 5.3): a value
+// >= 0, or -errno, like every other wrapper here.
 int sys_pidfd_open(pid_t pid) {
-  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  long fd = syscall(SYS_pidfd_open, pid, 0);
+  return fd >= 0 ? static_cast<int>(fd) : -errno;
 }
 int sys_pidfd_send_signal(int pidfd, int sig) {
-  return static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+  return syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0 ? 0 : -errno;
 }
 
 // Appends the pids listed in /proc/<pid>/task/*/children (children of every thread) to `out`.
@@ -106,7 +108,7 @@ int signal_descendants(int sig, pid_t skip_pgid) {
     int pidfd = sys_pidfd_open(it.pid);
     // Without pidfds (ENOSYS, or a filter refusing them) fall back to the plain pid: the stat
     // check below still rules out most recycling.
-    if (pidfd < 0 && errno != ENOSYS && errno != EPERM) continue;  // already gone (and reaped)
+    if (pidfd < 0 && pidfd != -ENOSYS && pidfd != -EPERM) continue;  // already gone (and reaped)
     char state = 0;
     pid_t ppid = 0, pgid = 0;
     // Each pid is checked to still be a child of the process we found it under (or of us, if

@@ -139,7 +139,7 @@ void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, boo
   if (failed != nullptr) refuse_forever(control_fd, error, failed);
   if (unshare_ipc) {
     int rc = enter_namespaces(false, true, false);
-    if (rc != 0) refuse_forever(control_fd, rc < 0 ? -rc : rc, kStageNamespace);
+    if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
   }
   sigset_t chld;
   sigemptyset(&chld);

@@ -40,11 +40,18 @@ export {
   SandboxUnavailableError,
   SpawnError,
   InvalidRequestError,
+  RootChangedError,
+  AbortedError,
   isSandboxUnavailableError,
   isSpawnError,
   isInvalidRequestError,
+  isRootChangedError,
+  isAbortedError,
   SANDBOX_UNAVAILABLE,
+  INVALID_REQUEST,
+  ROOT_CHANGED,
 } from './policy/errors.js'
+export { NativeLoadError, isNativeLoadError } from './subprocess/native.js'
 export * from './policy/vocabulary.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
 export { isStrictlyWider, ESCALATION_TARGETS, type EscalationTarget } from './policy/widen.js'
@@ -60,7 +67,12 @@ export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOption
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
-export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
+export {
+  clearProbeCache,
+  type SandboxCapabilities,
+  type BackendCapability,
+  type SandboxBackendName,
+} from './sandbox/probe.js'
 export { classifyDenial } from './sandbox/facts.js'
 export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt-explain.js'
 export {
@@ -114,6 +126,13 @@ export type {
 export { InMemoryJobs, type InMemoryJobsOptions } from './tool/in-memory-jobs.js'
 export { modelInputSchema } from './tool/tool-schema.js'
 export { toolError, type ModelTool, type ToolCall, type ToolResult } from './tool/model-tool.js'
+export {
+  BASH_TOOL_ERROR_CODES,
+  JOB_TOOL_ERROR_CODES,
+  TOOL_ERROR_CODES,
+  type BashToolErrorCode,
+  type ToolErrorCode,
+} from './tool/tool-error-codes.js'
 export {
   describeApprovalRequest,
   type Approval,

@@ -3,6 +3,7 @@
  * it would apply (Landlock rights per path and seccomp refusals, or the bwrap argv), without
  * running anything.
  */
+import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/hidden-defaults.js'
 import { explainEnvScrub } from '../subprocess/env-explain.js'
@@ -47,7 +48,7 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         {
           argv: ['bash', '-c', '<command>'],
           cwd: process.cwd(),
-          graceMs: 3000,
+          graceMs: DEFAULT_GRACE_MS,
           stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
         },
         policy,
@@ -156,7 +157,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
   }
   const p = r.policy
   const lines = [
-    `policy: mode ${p.mode}, root ${p.workspaceRoot}, network ${p.network ?? 'inherit'}${p.writableRoots?.length ? `, writable ${p.writableRoots.join(', ')}` : ''}`,
+    `policy: mode ${p.mode}, root ${p.workspaceRoot}, network ${p.network ?? DEFAULT_NETWORK_POLICY}${p.writableRoots?.length ? `, writable ${p.writableRoots.join(', ')}` : ''}`,
     `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}`,
   ]
   if (r.why) lines.push(`why: ${r.why}`)

@@ -4,6 +4,7 @@
  */
 import { resolve as resolvePath } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { DEFAULT_NETWORK_POLICY, DEFAULT_SANDBOX_MODE } from '../policy/defaults.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
 import { SANDBOX_BACKENDS, type SandboxBackendName } from '../sandbox/probe.js'
@@ -73,10 +74,10 @@ export function parseWith(
 
 /** Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag. */
 export function policyFrom(values: Record<string, unknown>, cwd = process.cwd()): PolicyFlags {
-  const mode = (values.mode as string | undefined) ?? 'read-only'
+  const mode = (values.mode as string | undefined) ?? DEFAULT_SANDBOX_MODE
   if (!isSandboxMode(mode))
     throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
-  const network = (values.network as string | undefined) ?? 'inherit'
+  const network = (values.network as string | undefined) ?? DEFAULT_NETWORK_POLICY
   if (network !== 'inherit' && network !== 'deny')
     throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
   const backend = values.backend as string | undefined

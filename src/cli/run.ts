@@ -4,6 +4,7 @@
  */
 import { constants as osConstants } from 'node:os'
 import { dirname } from 'node:path'
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { isWithin } from '../sandbox/facts.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
@@ -23,7 +24,7 @@ itself could not run it (bad usage, or no sandbox can enforce the mode: SANDBOX_
 
 Options:
 ${POLICY_HELP}
-      --timeout MS       kill the command after MS milliseconds (default 120000)
+      --timeout MS       kill the command after MS milliseconds (default ${DEFAULT_TIMEOUT_MS})
       --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
                          need one); confined terminals arrive with confineTerminal, so for now
                          only with --mode danger-full-access
@@ -75,7 +76,10 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   if (values.tty) {
     if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
     const command = positionals.map(shellQuote).join(' ')
-    return runInTerminal({ argv: ['bash', '-c', command], flags, timeoutMs: timeoutMs ?? 120_000, banner: false }, io)
+    return runInTerminal(
+      { argv: ['bash', '-c', command], flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false },
+      io,
+    )
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED
@@ -84,7 +88,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
     workspaceRoot: flags.policy.workspaceRoot,
     environment: flags.environment,
     sandbox,
-    ...(timeoutMs === undefined ? {} : { timeoutMs, maxTimeoutMs: Math.max(timeoutMs, 600_000) }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs, maxTimeoutMs: Math.max(timeoutMs, MAX_TIMEOUT_MS) }),
   })
   // Ctrl-C (or a TERM to cordon) ends the command's tree, then cordon reports like a shell.
   const interrupt = new AbortController()

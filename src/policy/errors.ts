@@ -8,6 +8,7 @@
  */
 import os from 'node:os'
 import type { z } from 'zod'
+import { DEFAULT_SANDBOX_REMEDY } from './remedies.js'
 import { CONFINEMENT_STAGES, type SpawnStage } from './spawn-stages.js'
 import type { SandboxMode } from './vocabulary.js'
 
@@ -17,10 +18,10 @@ export const SANDBOX_UNAVAILABLE = 'SANDBOX_UNAVAILABLE'
 export const INVALID_REQUEST = 'INVALID_REQUEST'
 /** The code of a RootChangedError. */
 export const ROOT_CHANGED = 'ROOT_CHANGED'
+/** The code of an AbortedError (and of the shell's CommandAbortedError). */
+export const ABORTED = 'ABORTED'
 
-/** What to do when no backend can enforce a confined mode (cordon runs on Linux and macOS). */
-export const DEFAULT_SANDBOX_REMEDY =
-  'Install bubblewrap or run a Landlock-enforcing kernel (Linux), or ensure sandbox-exec is usable (macOS) — otherwise switch the consumer to danger-full-access.'
+export { DEFAULT_SANDBOX_REMEDY } from './remedies.js'
 
 /** Why, when nothing more specific is known. */
 export const DEFAULT_SANDBOX_REASON = 'no sandbox backend is usable on this host'
@@ -216,6 +217,32 @@ export class RootChangedError extends Error {
 /** Whether `value` is a RootChangedError, from this realm or any other. */
 export function isRootChangedError(value: unknown): value is RootChangedError {
   return hasBrand(value, 'RootChangedError', ROOT_CHANGED)
+}
+
+/** `aborted before spawn: <reason>`: the reason's message, or the reason itself, or `aborted`. */
+export function abortedBeforeSpawnText(reason: unknown): string {
+  return `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`
+}
+
+/**
+ * The caller's signal had already aborted when a command was to start: nothing was spawned (and
+ * no sandbox was asked). A cancellation, never a sandbox error; `reason` is the signal's reason.
+ */
+export class AbortedError extends Error {
+  override readonly name: string = 'AbortedError'
+  readonly code = ABORTED
+  /** The abort reason of the caller's signal, as given. */
+  readonly reason: unknown
+
+  constructor(reason: unknown) {
+    super(abortedBeforeSpawnText(reason), { cause: reason })
+    this.reason = reason
+  }
+}
+
+/** Whether `value` is an AbortedError (a CommandAbortedError included), from this realm or any other. */
+export function isAbortedError(value: unknown): value is AbortedError {
+  return hasBrand(value, 'AbortedError', ABORTED) || hasBrand(value, 'CommandAbortedError', ABORTED)
 }
 
 function hasBrand(value: unknown, name: string, code: string): boolean {

@@ -16,6 +16,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { networkOf } from './defaults.js'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
 import { canonicalPath } from './resolve.js'
 import {
@@ -193,7 +194,7 @@ export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions
     ...(tempGrant === undefined ? {} : { tempDir: tempGrant.path }),
     neverWritable,
     neverCreate: table.neverCreate,
-    network: policy.network ?? 'inherit',
+    network: networkOf(policy),
     readable: (options.readable ?? []).map((p) => ({ path: canonicalPath(p), access: table.read.access })),
     protectedPaths: dedupe(
       (policy.protectedPaths ?? []).map((p) =>

@@ -3,6 +3,7 @@
  * model may ask for, the pairing rules for its escalation fields, and the exact texts of
  * every refusal along the way (dsh-semantics §3.2). Pure: no I/O, no approval calls.
  */
+import { InvalidRequestError } from './errors.js'
 import { SANDBOX_MODES, isSandboxMode, type SandboxMode } from './vocabulary.js'
 
 /** The modes a model may escalate to (the `sandbox_permissions` enum): fixed, never session-dependent. */
@@ -94,8 +95,8 @@ export function wideningError(effective: string, target: string): string | undef
 }
 
 /**
- * Maps an approval outcome to the granted mode or the exact refusal text; throws on an
- * outcome outside the closed set (the exhaustiveness backstop).
+ * Maps an approval outcome to the granted mode or the exact refusal text; throws
+ * InvalidRequestError on an outcome outside the closed set (the exhaustiveness backstop).
  */
 export function escalationOutcome(
   target: EscalationTarget,
@@ -112,7 +113,12 @@ export function escalationOutcome(
       return { granted: false, error: ESCALATION_TEXTS.unavailable(target) }
     default: {
       const unreachable: never = outcome
-      throw new TypeError(`unexpected approval outcome ${JSON.stringify(unreachable)}`)
+      throw new InvalidRequestError(
+        [
+          `outcome: unexpected approval outcome ${JSON.stringify(unreachable)} (expected one of ${APPROVAL_OUTCOMES.join(', ')})`,
+        ],
+        { context: 'the approval port answered outside its closed set' },
+      )
     }
   }
 }

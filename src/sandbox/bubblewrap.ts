@@ -57,6 +57,7 @@
  * workspace that lives under /tmp stays readable in `read-only`. The session temp dir (under the
  * host /tmp) is bound writable in step 4 and exported as TMPDIR.
  */
+import { InvalidRequestError } from '../policy/errors.js'
 import type { SandboxGrants } from '../policy/grants.js'
 import type { NetworkPolicy } from '../policy/vocabulary.js'
 import type { ProtectedSet } from './protected-paths.js'
@@ -131,11 +132,13 @@ export const WRAPPED_FDS = { status: 3, json: 4, ruleset: 5 } as const
 
 /** The `bwrap` argv that runs `options.command` confined to `grants`, in the invariant's order. */
 export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOptions): string[] {
-  if (!grants.confined) throw new Error('bubblewrapArgv: danger-full-access is never confined')
-  if (options.command.length === 0) throw new Error('bubblewrapArgv: empty command')
+  const issues: string[] = []
+  if (!grants.confined) issues.push('grants.mode: danger-full-access is never confined')
+  if (options.command.length === 0) issues.push('command: empty command')
   if (options.tempDir !== undefined && !grants.writable.some((w) => w.path === options.tempDir)) {
-    throw new Error(`bubblewrapArgv: temp dir ${options.tempDir} is not a writable grant`)
+    issues.push(`tempDir: temp dir ${options.tempDir} is not a writable grant`)
   }
+  if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'bubblewrapArgv' })
   const argv = [options.bwrapPath, '--die-with-parent']
   if (options.terminal !== true) argv.push('--new-session')
   argv.push('--unshare-user', '--disable-userns', '--unshare-pid', '--as-pid-1', '--unshare-ipc')

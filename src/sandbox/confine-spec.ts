@@ -4,6 +4,7 @@
  * the runtime hands to the launcher. bubblewrap: the argv becomes the bwrap argv around
  * cordon-exec init around the command. Both export the session's TMPDIR.
  */
+import { networkOf } from '../policy/defaults.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { findProgram } from '../subprocess/program-path.js'
 import type { RulesetReference, SubprocessOutputMode, SubprocessSpawnSpec } from '../subprocess/types.js'
@@ -78,7 +79,7 @@ export function bubblewrapSpec(
   ]
   const argv = bubblewrapArgv(plan.grants, {
     bwrapPath: tools.bwrap,
-    network: plan.policy.network ?? 'inherit',
+    network: networkOf(plan.policy),
     tempDir: plan.tempDir,
     cwd: spec.cwd,
     command: inner,

@@ -39,10 +39,10 @@ export interface DenialFacts {
   deniedPaths: string[]
 }
 
-// Paths as tools print them: quoted ('…', "…", `…'), or the bare token before ": <error>".
+// Paths as tools print them: quoted ('…', "…", `…', ‘…’), or the bare (unquoted) token before ": <error>".
 const QUOTED = /[‘'"`]([^'"`’\n]+)[’'"]/g
 const BARE_BEFORE_COLON =
-  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
+  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`‘’]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
 
 /** Paths a denial line names, in order, each relative one resolved against the first of `bases` where it (or its parent) exists. */
 export function pathsInLine(line: string, cwd: string, bases: readonly string[] = [cwd]): string[] {

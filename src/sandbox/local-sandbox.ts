@@ -15,6 +15,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SANDBOX_BACKENDS } from '../policy/backends.js'
+import { DEFAULT_RULESET_CACHE_SIZE, PLAN_MEMO_SIZE } from '../policy/defaults.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor, type SandboxGrants } from '../policy/grants.js'
 import { hiddenPlacesFor } from '../policy/hidden-defaults.js'
@@ -50,9 +51,6 @@ import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
 import { type RunAs, reachableBy, runAsFor } from './run-as.js'
 import { type BackendChoice, selectBackend } from './select.js'
 import { socketMasksFor } from './socket-masks.js'
-
-/** How many policies' plans are remembered. */
-const PLAN_MEMO_SIZE = 64
 
 const NO_PROTECTED: ProtectedSet = { paths: [], parents: [], stamps: [] }
 
@@ -129,7 +127,8 @@ export class LocalSandbox {
     private readonly native: NativeAddon | undefined,
     options: LocalSandboxOptions,
   ) {
-    if (native) this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? 16 })
+    if (native)
+      this.rulesets = new RulesetCache(native, { capacity: options.rulesetCacheSize ?? DEFAULT_RULESET_CACHE_SIZE })
     this.env = options.env ?? process.env
   }
 

@@ -14,6 +14,7 @@
  * refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp program.
  */
 import type { EnforcementAccount, SandboxBackendName } from '../policy/backends.js'
+import { networkOf } from '../policy/defaults.js'
 import { GRANT_TABLE, type SandboxGrants } from '../policy/grants.js'
 import type { ResourceLimits, SandboxPolicy } from '../policy/vocabulary.js'
 import type { ConfinementSteps } from '../subprocess/types.js'
@@ -142,14 +143,14 @@ export function landlockPlan(
       ? planRuleset(entries, {
           abi: host.abi,
           handledFs: handledFsFor(host.abi),
-          handledNet: handledNetFor(host.abi, deny ? 'deny' : 'inherit', privateNet),
+          handledNet: handledNetFor(host.abi, networkOf(policy), privateNet),
           scoped: scopedFor(host.abi),
         })
       : undefined
   const input: SeccompInput = {
     arch: host.arch,
     mode: policy.mode,
-    network: deny ? 'deny' : 'inherit',
+    network: networkOf(policy),
     privatePid: false,
     privateIpc,
     privateNet,
@@ -213,7 +214,7 @@ export function bubblewrapPlan(
   const input: SeccompInput = {
     arch: host.arch,
     mode: policy.mode,
-    network: deny ? 'deny' : 'inherit',
+    network: networkOf(policy),
     privatePid: true,
     privateIpc: true,
     privateNet: deny,

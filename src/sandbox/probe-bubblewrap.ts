@@ -8,17 +8,28 @@
  */
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import path from 'node:path'
 import type { BackendCapability } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
+import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import { grantsFor } from '../policy/grants.js'
+import {
+  REMEDY_BUILD_HELPER,
+  REMEDY_BWRAP_NO_SECCOMP,
+  REMEDY_BWRAP_REFUSED,
+  REMEDY_CHECK_SECCOMP,
+  REMEDY_INSTALL_BUBBLEWRAP,
+  REMEDY_LINUX_ONLY,
+  remedyDefeated,
+  remedyUserNamespaces,
+} from '../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { findProgram } from '../subprocess/program-path.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
 import { buildRuleset } from './landlock.js'
 import { bubblewrapPlan } from './plan.js'
-import { accountsFor, landlockHost, REMEDY_BUILD_HELPER } from './probe-landlock.js'
+import { accountsFor, landlockHost } from './probe-landlock.js'
 import { RulesetHandle } from './ruleset-cache.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
@@ -36,9 +47,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
 ]
 
-/** Remedy when no `bwrap` is on the PATH. */
-export const REMEDY_INSTALL_BUBBLEWRAP =
-  'install bubblewrap: apt-get install -y bubblewrap (Debian/Ubuntu), dnf install -y bubblewrap (Fedora), apk add bubblewrap (Alpine), and put it on PATH; or choose danger-full-access.'
+export { REMEDY_INSTALL_BUBBLEWRAP } from '../policy/remedies.js'
 
 /** Options for probeBubblewrap. */
 export interface BubblewrapProbeOptions {
@@ -48,20 +57,6 @@ export interface BubblewrapProbeOptions {
   timeoutMs?: number
   /** The addon (tests inject one); default `loadNative()`. */
   native?: NativeAddon
-}
-
-/** The first executable regular file named `name` in a `:` separated `searchPath`, as an absolute real path. */
-export function findOnPath(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(':')) {
-    if (!path.isAbsolute(dir)) continue // a relative PATH entry depends on the cwd: never trusted
-    const candidate = path.join(dir, name)
-    try {
-      if (!fs.statSync(candidate).isFile()) continue
-      fs.accessSync(candidate, fs.constants.X_OK)
-      return fs.realpathSync(candidate)
-    } catch {}
-  }
-  return undefined
 }
 
 /** Why user namespaces are refused on this host, and the switch that allows them, read from /proc/sys. */
@@ -86,7 +81,16 @@ export function userNamespaceRemedy(): string {
     steps.length > 0
       ? steps.join('; ')
       : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
-  return `unprivileged user namespaces are disabled or refused: ${how}; or use the landlock backend, or choose danger-full-access.`
+  return remedyUserNamespaces(how)
+}
+
+/** The real path of `p`, or undefined when it went away meanwhile (the probe never throws). */
+function realPathOf(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return undefined
+  }
 }
 
 const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
@@ -104,11 +108,13 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     return done({
       usable: false,
       reason: `bubblewrap is Linux-only (this is ${process.platform})`,
-      remedy: 'Use a Linux host, or choose danger-full-access.',
+      remedy: REMEDY_LINUX_ONLY,
     })
   }
   const searchPath = options.searchPath ?? process.env.PATH ?? ''
-  const bwrap = findOnPath('bwrap', searchPath)
+  // The one PATH search (program-path.ts); the real path is what every run then executes.
+  const found = findProgram('bwrap', searchPath)
+  const bwrap = 'path' in found ? realPathOf(found.path) : undefined
   if (bwrap === undefined) {
     return done({
       usable: false,
@@ -120,7 +126,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   try {
     version = execFileSync(bwrap, ['--version'], {
       encoding: 'utf8',
-      timeout: options.timeoutMs ?? 5000,
+      timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
       stdio: ['ignore', 'pipe', 'pipe'],
     }).trim()
   } catch (error) {
@@ -179,8 +185,8 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: refused
         ? userNamespaceRemedy()
         : verdict.line !== undefined
-          ? 'bwrap cannot build the sandbox on this host; run `bwrap --ro-bind / / true` to see why, use the landlock backend, or choose danger-full-access.'
-          : 'Check that the kernel allows no_new_privs and seccomp filters, or choose danger-full-access.',
+          ? REMEDY_BWRAP_REFUSED
+          : REMEDY_CHECK_SECCOMP,
       ...(verdict.stage === 'launcher'
         ? {}
         : { failure: { stage: verdict.stage, errno: verdict.errno, code: errnoName(verdict.errno) } }),
@@ -192,8 +198,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       usable: false,
       canary: verdict.results,
       reason: `bubblewrap ran but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
-      remedy:
-        'Do not rely on bubblewrap on this host (something defeats its binds or namespaces); use another backend or choose danger-full-access.',
+      remedy: remedyDefeated('bubblewrap', 'something defeats its binds or namespaces'),
     })
   }
   const uid0 = (process.getuid?.() ?? 0) === 0
@@ -212,8 +217,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     ...(facts.seccomp
       ? {}
       : {
-          remedy:
-            'seccomp filters do not load here: keyrings and terminal injection are ungoverned (make bwrap non-setuid, or enable CONFIG_SECCOMP_FILTER)',
+          remedy: REMEDY_BWRAP_NO_SECCOMP,
         }),
   })
 }
@@ -248,7 +252,7 @@ async function canaryFor(
       handle,
       tools,
     )
-    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    const run = await runCanary(spec, options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS, scratch.dir)
     if (!run.ran) {
       const line = /bwrap: [^\n]*/.exec(run.message)?.[0]
       return { ran: false, stage: run.stage, errno: run.errno, line }

@@ -8,6 +8,18 @@
 import type { BackendCapability, EnforcementAccount } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
+import { DEFAULT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
+import {
+  REMEDY_ARCH,
+  REMEDY_BUILD_HELPER,
+  REMEDY_CHECK_SECCOMP,
+  REMEDY_LANDLOCK_ABI_6,
+  REMEDY_LANDLOCK_DISABLED,
+  REMEDY_LANDLOCK_WORKSPACE_WRITE,
+  REMEDY_LINUX_LANDLOCK,
+  REMEDY_NO_LANDLOCK,
+  remedyDefeated,
+} from '../policy/remedies.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
@@ -38,15 +50,7 @@ export const LANDLOCK_LIMITATIONS: readonly string[] = [
   '32-bit (i386/x32) syscalls are refused under confinement, so 32-bit binaries cannot run',
 ]
 
-/** Remedy when the kernel has no Landlock at all. */
-export const REMEDY_NO_LANDLOCK =
-  'Boot a Linux kernel >= 5.13 built with CONFIG_SECURITY_LANDLOCK=y (ABI 6+, Linux 6.12+, for full enforcement), install bubblewrap for the bubblewrap backend, or choose danger-full-access.'
-/** Remedy when Landlock is built in but not enabled at boot. */
-export const REMEDY_LANDLOCK_DISABLED =
-  'Landlock is built into this kernel but not enabled: add "landlock" to the lsm= kernel parameter (e.g. lsm=landlock,lockdown,yama,integrity,apparmor,bpf) and reboot, or choose danger-full-access.'
-/** Remedy when the cordon-exec helper is missing. */
-export const REMEDY_BUILD_HELPER =
-  'Build the native parts with `npm run build:native` (needs python3, make and a C++ compiler), or reinstall cordon.'
+export { REMEDY_BUILD_HELPER, REMEDY_LANDLOCK_DISABLED, REMEDY_NO_LANDLOCK } from '../policy/remedies.js'
 
 /** Options for probeLandlock. */
 export interface ProbeOptions {
@@ -107,14 +111,14 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
     return done({
       usable: false,
       reason: `Landlock is Linux-only (this is ${process.platform})`,
-      remedy: 'Use a Linux host with Landlock, or choose danger-full-access.',
+      remedy: REMEDY_LINUX_LANDLOCK,
     })
   }
   if (!hostSeccompArch()) {
     return done({
       usable: false,
       reason: `no syscall table for ${process.arch}`,
-      remedy: 'Run on x86_64 or aarch64, or choose danger-full-access.',
+      remedy: REMEDY_ARCH,
     })
   }
   let native: NativeAddon
@@ -163,7 +167,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
         ? REMEDY_NO_LANDLOCK
         : verdict.stage === 'launcher'
           ? REMEDY_BUILD_HELPER
-          : 'Check that the kernel allows no_new_privs and seccomp filters (CONFIG_SECCOMP_FILTER), or choose danger-full-access.'
+          : REMEDY_CHECK_SECCOMP
     return done({
       ...base,
       usable: false,
@@ -178,16 +182,13 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
       usable: false,
       canary: verdict.results,
       reason: `Landlock accepted the plan but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
-      remedy:
-        'Do not rely on Landlock on this host (an LSM stack or kernel quirk defeats it); use another backend or choose danger-full-access.',
+      remedy: remedyDefeated('Landlock', 'an LSM stack or kernel quirk defeats it'),
     })
   }
   const host = landlockHost(native, facts)
   const partialWhy: string[] = []
   if (level < 6)
-    partialWhy.push(
-      `Landlock ABI ${level} < 6 leaves signals to host processes ungoverned: upgrade the kernel to 6.12+`,
-    )
+    partialWhy.push(`Landlock ABI ${level} < 6 leaves signals to host processes ungoverned: ${REMEDY_LANDLOCK_ABI_6}`)
   if (!facts.seccomp)
     partialWhy.push(
       'seccomp filters do not load (CONFIG_SECCOMP_FILTER): metadata, network, keyrings, IPC and terminals are ungoverned',
@@ -215,10 +216,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
         { mode, network },
       ),
     ),
-    remedy:
-      partialWhy.length > 0
-        ? partialWhy.join('; ')
-        : 'workspace-write is partial under Landlock (metadata outside the root); the bubblewrap backend enforces it fully.',
+    remedy: partialWhy.length > 0 ? partialWhy.join('; ') : REMEDY_LANDLOCK_WORKSPACE_WRITE,
   })
 }
 
@@ -258,7 +256,7 @@ async function canaryFor(
       plan,
       handle,
     )
-    const run = await runCanary(spec, options.timeoutMs ?? 5000, scratch.dir)
+    const run = await runCanary(spec, options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS, scratch.dir)
     if (!run.ran) return { ran: false, stage: run.stage, errno: run.errno }
     const failures = judgeCanary(
       run.report,

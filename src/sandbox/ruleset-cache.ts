@@ -6,6 +6,7 @@
  * when the sandbox is disposed. A closed handle reads `closed`, and a spawn of a spec holding it
  * fails closed: no fd number is ever reinterpreted after reuse.
  */
+import { DEFAULT_RULESET_CACHE_SIZE } from '../policy/defaults.js'
 import type { RulesetReference } from '../subprocess/types.js'
 import { buildRuleset, type LandlockRulesetPlan, type LandlockSyscalls } from './landlock.js'
 
@@ -40,7 +41,7 @@ export class RulesetCache {
     private readonly sys: LandlockSyscalls,
     options: { capacity?: number } = {},
   ) {
-    this.capacity = Math.max(1, options.capacity ?? 16)
+    this.capacity = Math.max(1, options.capacity ?? DEFAULT_RULESET_CACHE_SIZE)
     // A handle nobody holds any more: its fd can go (unless dispose already closed it).
     this.finalizer = new FinalizationRegistry(({ fd, ref }) => {
       if (this.evicted.delete(ref) && !this.disposed) this.sys.closeFd(fd)

@@ -13,7 +13,9 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { DEFAULT_SEATBELT_CANARY_TIMEOUT_MS } from '../policy/defaults.js'
 import { grantsFor } from '../policy/grants.js'
+import { REMEDY_SANDBOX_EXEC, REMEDY_SEATBELT_OVERREACH, REMEDY_SEATBELT_UNENFORCED } from '../policy/remedies.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
 import { DENIAL_SIGNATURES } from './facts.js'
 import type { BackendCapability } from './probe.js'
@@ -44,9 +46,7 @@ export interface SeatbeltProbeOptions {
   tmpdir?: string | undefined
 }
 
-/** Remedy when sandbox-exec is missing or refuses to apply a profile. */
-export const REMEDY_SANDBOX_EXEC =
-  'Seatbelt needs /usr/bin/sandbox-exec, which every macOS ships: check that it exists and runs (`/usr/bin/sandbox-exec -p "(version 1)(allow default)" /usr/bin/true`); inside another sandbox (an agent harness, an app sandbox) a nested profile cannot be applied: run cordon outside it, or choose danger-full-access.'
+export { REMEDY_SANDBOX_EXEC } from '../policy/remedies.js'
 
 const SECRET = 'cordon-seatbelt-canary-secret'
 
@@ -210,7 +210,7 @@ async function canary(
   options: SeatbeltProbeOptions,
 ): Promise<CanaryRun> {
   const [, ...args] = seatbeltLaunchArgv({ profile, command: [options.shell ?? '/bin/sh', '-c', ...script] })
-  const timeoutMs = options.timeoutMs ?? 3000
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEATBELT_CANARY_TIMEOUT_MS
   return await new Promise<CanaryRun>((resolve) => {
     let stdout = ''
     let stderr = ''
@@ -258,9 +258,6 @@ function judge(run: CanaryRun, check: () => number | undefined): { reason: strin
   const why = WHY_EXIT[failed] ?? `the canary exited ${run.exitCode ?? run.signal}`
   return {
     reason: `sandbox-exec ran but ${why}`,
-    remedy:
-      failed === 10
-        ? 'The profile refuses what it must allow on this macOS version: report it with `cordon explain --backend seatbelt`, and choose another backend or danger-full-access.'
-        : 'Do not rely on Seatbelt on this host (this macOS version does not enforce the profile as written); choose danger-full-access only knowingly.',
+    remedy: failed === 10 ? REMEDY_SEATBELT_OVERREACH : REMEDY_SEATBELT_UNENFORCED,
   }
 }

@@ -6,6 +6,7 @@
  * the backend's denial text and the plan's writable set (facts.ts).
  */
 import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } from '../policy/errors.js'
+import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from './facts.js'
 import type { ConfinementPlan } from './plan.js'
@@ -33,8 +34,7 @@ export function runnerFailureToError<E>(error: E, mode: SandboxMode): SandboxUna
       error.stage === 'launcher'
         ? `the sandbox runner could not start the command${error.detail ? ` (${error.detail})` : ` (${errnoName(error.errno)})`}`
         : `the sandbox runner failed to confine the command at ${error.stage} (${errnoName(error.errno)}${error.detail ? `: ${error.detail}` : ''})`,
-    remedy:
-      'Nothing was run. Re-probe the host (LocalSandbox.create) to see which backend still works, or choose danger-full-access.',
+    remedy: REMEDY_RUNNER_FAILED,
     // The wrapper's own words when it refused (bwrap's line); else the stage and errno.
     detail:
       error.stage === 'launcher' && error.detail !== undefined

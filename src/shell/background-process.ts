@@ -8,7 +8,7 @@ import { isSpawnError } from '../policy/errors.js'
 import { isRunnerFailure, runnerFailureToError } from '../sandbox/verdict.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle } from '../subprocess/types.js'
-import type { LocalShellExecutor, PreparedSpawn } from './executor.js'
+import type { PreparedSpawn, SpawnPreparer } from './prepared-spawn.js'
 import { abortedBeforeSpawnText, spawnFailureText } from './spawn-failure.js'
 import type { ShellExecSpec, ShellProcess, ShellProcessRead, ShellProcessStatus, ShellSandboxInfo } from './types.js'
 
@@ -29,7 +29,7 @@ export class BackgroundShellProcess implements ShellProcess {
   /** The caller's signal aborted while the job ran: the seed calls that killed, whatever the exit. */
   private aborted = false
 
-  constructor(executor: LocalShellExecutor, runtime: SubprocessRuntime, spec: ShellExecSpec) {
+  constructor(executor: SpawnPreparer, runtime: SubprocessRuntime, spec: ShellExecSpec) {
     // Cancelled before it started: nothing spawns, and no sandbox is asked (a cancellation, not a sandbox error).
     if (spec.signal?.aborted) {
       this.handle = undefined

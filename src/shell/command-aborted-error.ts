@@ -1,24 +1,15 @@
 /**
- * The caller's signal had already aborted when a command was to start: nothing was spawned.
- * A cancellation, never a sandbox error (the reference: "an already-aborted signal is rethrown
- * as cancellation").
+ * The shell's name for an AbortedError (policy/errors.ts): `run()` was called with a signal that
+ * had already aborted, so nothing was spawned. Kept under its own name and brand for callers that
+ * check it; `isAbortedError` accepts it too.
  */
-import { abortedBeforeSpawnText } from './spawn-failure.js'
+import { ABORTED, AbortedError } from '../policy/errors.js'
 
-/** The code of a CommandAbortedError. */
-export const ABORTED = 'ABORTED'
+export { ABORTED }
 
 /** Thrown by `run()` for an already-aborted signal; `reason` is the signal's reason, as given. */
-export class CommandAbortedError extends Error {
+export class CommandAbortedError extends AbortedError {
   override readonly name = 'CommandAbortedError' as const
-  readonly code = ABORTED
-  /** The abort reason of the caller's signal. */
-  readonly reason: unknown
-
-  constructor(reason: unknown) {
-    super(abortedBeforeSpawnText(reason), { cause: reason })
-    this.reason = reason
-  }
 }
 
 /** Whether `value` is a CommandAbortedError, from this realm or any other (brand on name and code). */

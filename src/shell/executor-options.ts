@@ -1,9 +1,18 @@
 /**
- * The executor's configuration: defaults from the reference (dsh bash-local), validated once at
- * construction so a bad value fails loudly instead of at the first command.
+ * The executor's configuration: defaults from the reference (dsh bash-local, kept in
+ * policy/defaults.ts), validated once at construction so a bad value fails loudly instead of at
+ * the first command.
  */
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_SPILL_BYTES,
+  DEFAULT_SANDBOX_MODE,
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+} from '../policy/defaults.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
 import { MAX_TIMER_DELAY_MS } from '../subprocess/spec-schema.js'
@@ -67,12 +76,12 @@ export function executorConfig(options: LocalShellExecutorOptions): ExecutorConf
   const cwd = options.cwd ?? process.cwd()
   const config = {
     cwd,
-    timeoutMs: options.timeoutMs ?? 120_000,
-    maxTimeoutMs: options.maxTimeoutMs ?? 600_000,
-    maxOutputBytes: options.maxOutputBytes ?? 64_000,
-    maxSpillBytes: options.maxSpillBytes ?? 64 * 1024 * 1024,
-    graceMs: options.graceMs ?? 3000,
-    defaultMode: options.defaultMode ?? 'read-only',
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxTimeoutMs: options.maxTimeoutMs ?? MAX_TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    maxSpillBytes: options.maxSpillBytes ?? DEFAULT_MAX_SPILL_BYTES,
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+    defaultMode: options.defaultMode ?? DEFAULT_SANDBOX_MODE,
     workspaceRoot: options.workspaceRoot ?? cwd,
     environment: options.environment ?? 'scrubbed',
   }

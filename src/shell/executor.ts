@@ -18,6 +18,7 @@ import { BackgroundShellProcess } from './background-process.js'
 import { CommandAbortedError } from './command-aborted-error.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
+import type { PreparedSpawn, PrepareOptions, SpawnPreparer } from './prepared-spawn.js'
 import type {
   CollectedOutput,
   ShellExecRequest,
@@ -72,16 +73,10 @@ export const SHELL_ENV: Readonly<Record<string, string>> = Object.freeze({
 
 const TIMEOUT = Symbol('cordon.timeout')
 
-/** A confined (or deliberately unconfined) spawn ready for the runtime, with its plan. */
-export interface PreparedSpawn {
-  spec: SubprocessSpawnSpec
-  mode: SandboxMode | undefined
-  /** The confinement plan (absent when unsandboxed or danger-full-access). */
-  plan: ConfinementPlan | undefined
-}
+export type { PreparedSpawn } from './prepared-spawn.js'
 
 /** Runs bash commands on this host, confined by a LocalSandbox when one is given. */
-export class LocalShellExecutor extends ShellExecutor {
+export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
   readonly config: ExecutorConfig
   private readonly sandbox: ShellSandbox | undefined
   private readonly injectedRuntime: SubprocessRuntime | undefined
@@ -149,15 +144,7 @@ export class LocalShellExecutor extends ShellExecutor {
   }
 
   /** Builds the runtime spec for `spec` and confines it; throws SANDBOX_UNAVAILABLE, never falls back. */
-  prepare(
-    spec: ShellExecSpec,
-    options: {
-      signal?: AbortSignal
-      supervise: boolean
-      stdoutMaxBytes: number
-      onOutput?: SubprocessSpawnSpec['onOutput']
-    },
-  ): PreparedSpawn {
+  prepare(spec: ShellExecSpec, options: PrepareOptions): PreparedSpawn {
     const c = this.config
     const spill = { maxBytes: c.maxSpillBytes }
     const dshEnv = spec.dshEnv ?? this.registry?.collect(executionOf(spec))

@@ -6,15 +6,12 @@
  */
 import { isSpawnError } from '../policy/errors.js'
 
+export { abortedBeforeSpawnText } from '../policy/errors.js'
+
 /** `spawn failed: <stage>: <errno name> (<path>)` for a SpawnError, else `spawn failed: <message>`. */
 export function spawnFailureText(error: unknown): string {
   if (isSpawnError(error)) {
     return `spawn failed: ${error.stage}: ${error.code}${error.path === undefined ? '' : ` (${error.path})`}`
   }
   return `spawn failed: ${error instanceof Error ? error.message : String(error)}`
-}
-
-/** `aborted before spawn: <reason>`: the reason's message, or the reason itself, or `aborted`. */
-export function abortedBeforeSpawnText(reason: unknown): string {
-  return `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`
 }

@@ -167,21 +167,6 @@ export function startChild(options: ChildOptions): Child {
   })
 }
 
-/** The child's exit, or `'timeout'` after `timeoutMs` (the child is then SIGKILLed and reaped). */
-export async function exitWithin(child: Child, timeoutMs: number): Promise<ChildExit | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs)
-  })
-  const outcome = await Promise.race([child.exit, timedOut])
-  clearTimeout(timer)
-  if (outcome === 'timeout') {
-    child.kill('SIGKILL')
-    await child.exit
-  }
-  return outcome
-}
-
 /** A SpawnError for `errno` at `stage` (a stage name the native side reported). */
 export function spawnFailure(stage: string, errno: number, path?: string, detail?: string): SpawnError {
   return new SpawnError({

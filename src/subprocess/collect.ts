@@ -25,6 +25,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { InvalidRequestError } from '../policy/errors.js'
 
 import type { CollectedOutput, SubprocessCollect, SubprocessOutputRead, SubprocessOutputReader } from './types.js'
 
@@ -95,12 +96,12 @@ export class OutputCollector implements SubprocessOutputReader {
   /** Validates the caps; allocates nothing until data arrives. */
   constructor(options: OutputCollectorOptions) {
     if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 0) {
-      throw new RangeError(`maxBytes must be a non-negative integer, got ${String(options.maxBytes)}`)
+      throw new InvalidRequestError([`maxBytes: must be a non-negative integer, got ${String(options.maxBytes)}`])
     }
     if (options.spill !== undefined) {
       const cap = options.spill.maxBytes
       if (!Number.isSafeInteger(cap) || cap < 0) {
-        throw new RangeError(`spill.maxBytes must be a non-negative integer, got ${String(cap)}`)
+        throw new InvalidRequestError([`spill.maxBytes: must be a non-negative integer, got ${String(cap)}`])
       }
       if (typeof options.spillDir !== 'function') {
         throw new TypeError('spillDir is required when spill is enabled')
@@ -204,7 +205,7 @@ export class OutputCollector implements SubprocessOutputReader {
    */
   readFrom(fromByte: number): SubprocessOutputRead {
     if (!Number.isSafeInteger(fromByte) || fromByte < 0) {
-      throw new RangeError(`fromByte must be a non-negative integer, got ${String(fromByte)}`)
+      throw new InvalidRequestError([`fromByte: must be a non-negative integer, got ${String(fromByte)}`])
     }
     this.#flushQuietly()
     const total = this.#total

@@ -5,6 +5,7 @@
  * allow-list; then the caller's explicit entries (a string sets, `undefined` deletes), so a caller's
  * explicit string always survives. Pure functions: no I/O, no mutation of their inputs.
  */
+import { InvalidRequestError } from '../policy/errors.js'
 import { type CredentialRule, credentialNameMatch, credentialValueMatch } from './env-credentials.js'
 import type { SubprocessEnvironmentMode } from './types.js'
 
@@ -130,9 +131,9 @@ export function mergeEnv(base: Readonly<Record<string, string | undefined>>, ove
     } else if (typeof value === 'string') {
       out[name] = value
     } else {
-      throw new TypeError(
-        `env override ${JSON.stringify(name)} must be a string or undefined, got ${value === null ? 'null' : typeof value}`,
-      )
+      throw new InvalidRequestError([
+        `env.${name}: must be a string or undefined, got ${value === null ? 'null' : typeof value}`,
+      ])
     }
   }
   return out

@@ -109,14 +109,18 @@ export type StatusLine =
   | { kind: 'exit'; exit: ChildExit }
   | undefined
 
-/** Parses one supervisor status line; undefined for anything else. */
+const DECIMAL = /^\d+$/
+
+/** Parses one supervisor status line; undefined for anything else (a missing or non-numeric field included). */
 export function parseStatusLine(line: string): StatusLine {
   const [word, a, b] = line.trim().split(' ')
-  if (word === 'started') return { kind: 'started' }
-  if (word === 'exit' && a !== undefined) return { kind: 'exit', exit: { exitCode: Number(a), signal: null } }
-  if (word === 'signal' && a !== undefined)
-    return { kind: 'exit', exit: { exitCode: null, signal: signalName(Number(a)) } }
-  if (word === 'error' && a !== undefined && b !== undefined) return { kind: 'error', stage: a, errno: Number(b) }
+  const number = (field: string | undefined) => (field !== undefined && DECIMAL.test(field) ? Number(field) : undefined)
+  if (word === 'started' && number(a) !== undefined) return { kind: 'started' }
+  const n = number(a)
+  if (word === 'exit' && n !== undefined) return { kind: 'exit', exit: { exitCode: n, signal: null } }
+  if (word === 'signal' && n !== undefined) return { kind: 'exit', exit: { exitCode: null, signal: signalName(n) } }
+  const errno = number(b)
+  if (word === 'error' && a !== undefined && errno !== undefined) return { kind: 'error', stage: a, errno }
   return undefined
 }
 

@@ -78,7 +78,7 @@ export interface NativeAddon {
   watchRead(fd: number, onChunk: (text: string | null) => void): void
   launcherSend(controlFd: number, request: Buffer, fds: readonly number[]): number
   launcherReceive(controlFd: number, replySize: number, timeoutMs: number): NativeLauncherReply | number
-  hostCapabilities(): { setpcap: boolean; setuid: boolean; capLast: number }
+  hostCapabilities(): { setpcap: boolean; capLast: number }
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
@@ -105,6 +105,13 @@ export class NativeLoadError extends Error {
       { cause },
     )
   }
+}
+
+/** Whether `value` is a NativeLoadError, from this realm or any other (brand on name and code). */
+export function isNativeLoadError(value: unknown): value is NativeLoadError {
+  if (typeof value !== 'object' || value === null) return false
+  const v = value as Record<string, unknown>
+  return v.name === 'NativeLoadError' && v.code === 'CORDON_NATIVE_MISSING' && Array.isArray(v.tried)
 }
 
 /** Every place a binary may live, in node-gyp-build's order, for the error message. */

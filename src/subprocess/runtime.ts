@@ -2,7 +2,7 @@
  * The subprocess service (seed 003): the abstract seam, and the local implementation over the
  * native spawn core. Defaults live with the callers; this floor applies none.
  */
-import { InvalidRequestError } from '../policy/errors.js'
+import { AbortedError, InvalidRequestError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
 import { ManagedProcess } from './managed-process.js'
 import { launchKindOf } from './launch-kind.js'
@@ -91,13 +91,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
   spawn(spec: SubprocessSpawnSpec): SubprocessHandle {
     if (this.disposed) throw new InvalidRequestError(['runtime: disposed; create a new LocalSubprocessRuntime'])
     validateSpawnSpec(spec)
-    if (spec.signal?.aborted) {
-      const reason: unknown = spec.signal.reason
-      throw new Error(
-        `aborted before spawn: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
-        { cause: reason },
-      )
-    }
+    if (spec.signal?.aborted) throw new AbortedError(spec.signal.reason)
     const env = envToArray(mergeEnv(scrubbedParentEnv(process.env, spec.environment ?? 'scrubbed'), spec.env))
     const handle = new ManagedProcess({
       spec,

@@ -3,6 +3,8 @@
  * (`confinement`, `supervise`). This seam applies no defaults: every disposition is explicit.
  */
 import type { Readable, Writable } from 'node:stream'
+import type { SandboxBackendName } from '../policy/backends.js'
+import type { ConfinedSandboxMode } from '../policy/vocabulary.js'
 
 /** One environment key inside the managed `DSH_` namespace. */
 export type DshEnvironmentKey = `DSH_${string}`
@@ -127,9 +129,9 @@ export interface ConfinementSteps {
  */
 export interface SubprocessConfinement {
   /** The backend that built the plan (for facts and errors). */
-  backend: 'landlock' | 'bubblewrap'
+  backend: SandboxBackendName
   /** The sandbox mode the plan enforces. */
-  mode: 'read-only' | 'workspace-write'
+  mode: ConfinedSandboxMode
   steps?: ConfinementSteps | undefined
   namespaces?: { ipc?: boolean; net?: boolean; user?: boolean } | undefined
   wrapper?: { ruleset?: RulesetReference | undefined } | undefined

@@ -8,7 +8,7 @@
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { z } from 'zod'
-import { isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
+import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import {
@@ -19,7 +19,6 @@ import {
   validateEscalationArgs,
   wideningError,
 } from '../policy/widen.js'
-import { isCommandAbortedError } from '../shell/command-aborted-error.js'
 import { renderResult } from '../shell/exit-status.js'
 import { spawnFailureText } from '../shell/spawn-failure.js'
 import type { ShellExecSpec, ShellProcess, ShellRunResult, ToolExecution } from '../shell/types.js'
@@ -34,6 +33,7 @@ import {
   type ToolResult,
 } from './model-tool.js'
 import { failureOf } from './sandbox-failure-memory.js'
+import type { BashToolErrorCode } from './tool-error-codes.js'
 import { modelInputSchema } from './tool-schema.js'
 
 export type { BashToolOptions } from './bash-tool-options.js'
@@ -43,6 +43,8 @@ export type BashToolCall = ToolCall
 
 /** What one bash invocation returns: the model's text, and the facts behind it. */
 export interface BashToolResult extends ToolResult {
+  /** A stable code when `isError`: one of BASH_TOOL_ERROR_CODES. */
+  code?: BashToolErrorCode
   /** A foreground run's facts. */
   result?: ShellRunResult
   /** The background job a `run_in_background` call started. */
@@ -95,8 +97,8 @@ export function offersEscalation(context: Pick<BashToolContext, 'approval'>, mod
 }
 
 /** The model's text for a command that did not run or could not finish, by what went wrong. */
-function failureResult(error: unknown, call: ToolCall): ToolResult {
-  if (call.signal?.aborted || isCommandAbortedError(error)) return toolError('tool call aborted', 'TOOL_ABORTED')
+function failureResult(error: unknown, call: ToolCall): BashToolResult {
+  if (call.signal?.aborted || isAbortedError(error)) return toolError('tool call aborted', 'TOOL_ABORTED')
   const message = error instanceof Error ? error.message : String(error)
   if (isSandboxUnavailableError(error)) return toolError(message, 'SANDBOX_UNAVAILABLE')
   if (isSpawnError(error)) return toolError(spawnFailureText(error), 'SPAWN_FAILED')

@@ -5,6 +5,7 @@
  * Both go through the jobs port, so a job is only ever reached by its owner (session and agent).
  */
 import { z } from 'zod'
+import { MAX_JOB_WAIT_MS } from '../policy/defaults.js'
 import type { BashToolContext } from './bash-tool-options.js'
 import { offersEscalation } from './bash-tool.js'
 import { renderJobRead } from './job-render.js'
@@ -20,8 +21,7 @@ import {
 import { failureOf } from './sandbox-failure-memory.js'
 import { modelInputSchema } from './tool-schema.js'
 
-/** The longest job_output may wait for a job to end (ms). */
-export const MAX_JOB_WAIT_MS = 600_000
+export { MAX_JOB_WAIT_MS }
 
 /** What a job tool returns: the model's text, and the job's state after the call. */
 export interface JobToolResult extends ToolResult {

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { InvalidRequestError } from '../policy/errors.js'
 import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
+import type { ToolErrorCode } from './tool-error-codes.js'
 
 /** What the harness passes with each invocation; one tool instance serves every session through it. */
 export interface ToolCall {
@@ -31,8 +32,8 @@ export interface ToolCall {
 export interface ToolResult {
   content: string
   isError: boolean
-  /** A stable code when `isError` (`TOOL_ABORTED`, `SANDBOX_UNAVAILABLE`, `INVALID_ARGUMENTS`, `JOB_NOT_FOUND`, …). */
-  code?: string
+  /** A stable code when `isError`, from a closed set (tool-error-codes.ts). */
+  code?: ToolErrorCode
 }
 
 /** A tool as a harness registers it (the same object is an MCP tool definition). */
@@ -49,7 +50,10 @@ export interface ModelTool<Name extends string = string, Result extends ToolResu
 }
 
 /** A failed invocation: `content` for the model, `code` for the harness. */
-export function toolError(content: string, code: string): ToolResult {
+export function toolError<Code extends ToolErrorCode>(
+  content: string,
+  code: Code,
+): ToolResult & { isError: true; code: Code } {
   return { content, isError: true, code }
 }
 
@@ -81,7 +85,7 @@ export type GivenArguments<T> = { [K in keyof T]: Exclude<T[K], null> }
 export function parseArguments<T extends z.ZodObject>(
   schema: T,
   raw: unknown,
-): { ok: true; args: GivenArguments<z.output<T>> } | { ok: false; error: ToolResult } {
+): { ok: true; args: GivenArguments<z.output<T>> } | { ok: false; error: ToolResult & { code: 'INVALID_ARGUMENTS' } } {
   const parsed = schema.safeParse(raw)
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)

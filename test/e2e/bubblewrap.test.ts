@@ -9,9 +9,10 @@ import { isInvalidRequestError, isSandboxUnavailableError } from '../../src/poli
 import type { SandboxExecutionPolicy } from '../../src/policy/vocabulary.js'
 import { REMEDY_INSTALL_BUBBLEWRAP } from '../../src/sandbox/probe-bubblewrap.js'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { probeBackends } from '../../src/sandbox/probe.js'
 import { LocalShellExecutor, type ShellSandbox } from '../../src/shell/executor.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
-import { describeWithBackend } from '../support/backends.js'
+import { describeWithBackend, needBackend } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
 
 /** Host pids whose command line contains `marker` (the pid namespace hides them from the command, not from us). */
@@ -356,15 +357,15 @@ it('fail closed: bwrap not on PATH is unusable with the install remedy, and a pi
 })
 
 it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE, nothing runs', async (ctx) => {
+  await needBackend(ctx, 'bubblewrap')
   const bin = scratchDir('cordon-vanishing-bwrap')
-  const real = '/usr/bin/bwrap'
-  if (!fs.existsSync(real)) return ctx.skip()
+  const real = (await probeBackends(['bubblewrap'])).backends.bubblewrap!.executable!
   fs.copyFileSync(real, path.join(bin, 'bwrap'))
   fs.chmodSync(path.join(bin, 'bwrap'), 0o755)
   const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], searchPath: bin })
   try {
     const cap = sandbox.capabilities.backends.bubblewrap!
-    if (!cap.usable) return ctx.skip()
+    if (!cap.usable) ctx.skip(`a copy of ${real} is not usable here: ${cap.reason}`)
     expect(cap.executable).toBe(path.join(bin, 'bwrap'))
     fs.rmSync(path.join(bin, 'bwrap'))
     const root = scratchDir('cordon-vanishing-root')

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { requireBackend } from '../support/backends.js'
+import { needBackend, requireBackend } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')
@@ -132,8 +132,8 @@ describe('cordon CLI', async () => {
     expect(json).toMatchObject({ backend: 'landlock', policy: { workspaceRoot: root } })
   })
 
-  it.skipIf(!usable)('explain shows the exact bwrap argv when bubblewrap is chosen', async () => {
-    if (!(await requireBackend('bubblewrap'))) return
+  it.skipIf(!usable)('explain shows the exact bwrap argv when bubblewrap is chosen', async (ctx) => {
+    await needBackend(ctx, 'bubblewrap')
     const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/backend: bubblewrap \(full\)/)

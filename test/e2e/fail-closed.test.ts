@@ -14,11 +14,13 @@ import { runnerFailureToError } from '../../src/sandbox/verdict.js'
 import { compileSeccompRules, encodeBpf, hostSeccompArch, type SyscallName } from '../../src/sandbox/seccomp.js'
 import { loadNative } from '../../src/subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
-import { gateFor, requireBackend } from '../support/backends.js'
+import { gateFor, needBackend } from '../support/backends.js'
 import { runSpec, specFor } from '../support/run-confined.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..')
 const ENOSYS = 38
+/** The kernel's own Landlock ABI (what the harness's probe must report, whatever the kernel). */
+const HOST_ABI = loadNative().landlockAbi()
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
@@ -100,15 +102,15 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
     const { report, dir } = await runHarness(['landlock_restrict_self'])
     expect(report.capability).toMatchObject({
       usable: false,
-      abi: 7,
+      abi: HOST_ABI,
       failure: { stage: 'landlock', errno: ENOSYS, code: 'ENOSYS' },
     })
     expect(report.results['read-only']).toMatchObject({ ran: false, code: 'SANDBOX_UNAVAILABLE' })
     expect(fs.existsSync(path.join(dir, 'ran-read-only'))).toBe(false)
   })
 
-  it('with bubblewrap in the chain, the same host falls back to it for both modes', async () => {
-    if (!(await requireBackend('bubblewrap'))) return
+  it('with bubblewrap in the chain, the same host falls back to it for both modes', async (ctx) => {
+    await needBackend(ctx, 'bubblewrap')
     const { report, dir } = await runHarness(
       ['landlock_create_ruleset', 'landlock_add_rule', 'landlock_restrict_self'],
       {},
@@ -129,8 +131,8 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
 })
 
 describe('fail closed: runner failures during a run', () => {
-  it('a landlock-stage failure is SANDBOX_UNAVAILABLE with the stage and errno; nothing ran', async () => {
-    await requireBackend('landlock')
+  it('a landlock-stage failure is SANDBOX_UNAVAILABLE with the stage and errno; nothing ran', async (ctx) => {
+    await needBackend(ctx, 'landlock')
     const sandbox = await LocalSandbox.create()
     const dir = workDir()
     const notARuleset = fs.openSync('/dev/null', 'r')
@@ -162,8 +164,8 @@ describe('fail closed: runner failures during a run', () => {
     }
   })
 
-  it('a seccomp-stage failure is SANDBOX_UNAVAILABLE too', async () => {
-    await requireBackend('landlock')
+  it('a seccomp-stage failure is SANDBOX_UNAVAILABLE too', async (ctx) => {
+    await needBackend(ctx, 'landlock')
     const sandbox = await LocalSandbox.create()
     const dir = workDir()
     try {
@@ -182,8 +184,8 @@ describe('fail closed: runner failures during a run', () => {
     }
   })
 
-  it('chdir and exec failures stay ordinary SpawnErrors', async () => {
-    await requireBackend('landlock')
+  it('chdir and exec failures stay ordinary SpawnErrors', async (ctx) => {
+    await needBackend(ctx, 'landlock')
     const sandbox = await LocalSandbox.create()
     const dir = workDir()
     try {
@@ -273,8 +275,8 @@ describe('fail closed: selection', () => {
     )
   })
 
-  it('requireEnforcement full: a partial backend fails closed, a full one runs', async () => {
-    await requireBackend('landlock')
+  it('requireEnforcement full: a partial backend fails closed, a full one runs', async (ctx) => {
+    await needBackend(ctx, 'landlock')
     const real = await LocalSandbox.create({ backends: ['landlock'] })
     const dir = workDir()
     try {
@@ -295,21 +297,6 @@ describe('fail closed: selection', () => {
     } finally {
       await real.dispose()
     }
-    // With bubblewrap in the chain, the same demand is met by it.
-    if (await requireBackend('bubblewrap')) {
-      const chain = await LocalSandbox.create()
-      try {
-        expect(
-          chain.confine(specFor(['/bin/true'], dir), {
-            mode: 'workspace-write',
-            workspaceRoot: dir,
-            requireEnforcement: 'full',
-          }),
-        ).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
-      } finally {
-        await chain.dispose()
-      }
-    }
     const partialRo = await LocalSandbox.create({ capabilities: usable('partial') })
     expect(() =>
       partialRo.confine(specFor(['/bin/true'], dir), {
@@ -318,6 +305,24 @@ describe('fail closed: selection', () => {
         requireEnforcement: 'full',
       }),
     ).toThrow(/SANDBOX|full/)
+  })
+
+  it('requireEnforcement full: with bubblewrap in the chain, the same demand is met by it', async (ctx) => {
+    await needBackend(ctx, 'landlock')
+    await needBackend(ctx, 'bubblewrap')
+    const dir = workDir()
+    const chain = await LocalSandbox.create()
+    try {
+      expect(
+        chain.confine(specFor(['/bin/true'], dir), {
+          mode: 'workspace-write',
+          workspaceRoot: dir,
+          requireEnforcement: 'full',
+        }),
+      ).toMatchObject({ backend: 'bubblewrap', enforcement: 'full' })
+    } finally {
+      await chain.dispose()
+    }
   })
 })
 

@@ -1,6 +1,7 @@
 // The native spawn core against real processes: exits, signals, pre-exec failure stages, fds.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHook } from 'node:async_hooks'
+import { chmodSync, fstatSync, openSync, readdirSync, readlinkSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startChild, type ChildOptions } from '../../src/subprocess/child.js'
@@ -252,5 +253,68 @@ describe('addon loader', () => {
   it('loads the built addon', () => {
     expect(typeof loadNative().spawn).toBe('function')
     expect(readFileSync(join(packageRoot, 'package.json'), 'utf8')).toContain('"name": "cordon"')
+  })
+})
+
+describe('native exit watch: a watch that cannot start leaks nothing', () => {
+  it('uv_poll_init refuses a descriptor epoll cannot watch: the fd is closed, the callback and async context released', async () => {
+    const native = loadNative()
+    const file = join(scratchDir('cordon-watch'), 'not-a-pidfd')
+    writeFileSync(file, 'x')
+    const fd = openSync(file, 'r') // a regular file: epoll_ctl says EPERM, so uv_poll_init fails
+    const destroyed: number[] = []
+    const created = new Map<number, string>()
+    const hook = createHook({
+      init(asyncId, type) {
+        created.set(asyncId, type)
+      },
+      destroy(asyncId) {
+        if (created.get(asyncId) === 'cordon:exit') destroyed.push(asyncId)
+      },
+    }).enable()
+    let called = false
+    try {
+      expect(() =>
+        native.watch(fd, true, true, () => {
+          called = true
+        }),
+      ).toThrow(expect.objectContaining({ code: 'CORDON_WATCH' }))
+      // The watch owned the fd: it is closed, not left open behind a failed watch.
+      expect(() => fstatSync(fd)).toThrow(/EBADF/)
+      // The async context made for the callback is destroyed (async_hooks report it on a later tick).
+      expect(await eventually(() => destroyed.length === 1, 2000)).toBe(true)
+      expect([...created.values()].filter((t) => t === 'cordon:exit')).toHaveLength(1)
+    } finally {
+      hook.disable()
+    }
+    await new Promise((r) => setTimeout(r, 20))
+    expect(called).toBe(false)
+  })
+
+  it('control: a watch that starts calls back once with the exit, then releases the same way', async () => {
+    const native = loadNative()
+    const destroyed: number[] = []
+    const created = new Map<number, string>()
+    const hook = createHook({
+      init(asyncId, type) {
+        created.set(asyncId, type)
+      },
+      destroy(asyncId) {
+        if (created.get(asyncId) === 'cordon:exit') destroyed.push(asyncId)
+      },
+    }).enable()
+    try {
+      const started = native.spawn('/bin/sh', ['sh', '-c', 'exit 3'], env, null, [...piped], null)
+      if (!('pid' in started)) throw new Error(`spawn failed at ${started.stage}`)
+      for (const f of started.fds) if (f !== null) native.closeFd(f)
+      const exit = await new Promise<[number | null, number | null]>((resolve) =>
+        native.watch(started.pidfd, true, true, (code, signal) => resolve([code, signal])),
+      )
+      expect(exit).toEqual([3, null])
+      expect(await eventually(() => destroyed.length === 1, 2000)).toBe(true)
+      expect(() => fstatSync(started.pidfd)).toThrow(/EBADF/)
+    } finally {
+      hook.disable()
+    }
   })
 })

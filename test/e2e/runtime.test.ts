@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
-import { isSpawnError } from '../../src/policy/errors.js'
+import { isAbortedError, isSpawnError } from '../../src/policy/errors.js'
 import { MAX_TIMER_DELAY_MS } from '../../src/subprocess/spec-schema.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
 import { invalid as invalidRequest } from '../support/invalid.js'
@@ -55,6 +55,14 @@ describe('validation at the boundary', () => {
     const ac = new AbortController()
     ac.abort(new Error('user stop'))
     expect(() => runtime.spawn(spec(['/bin/true'], { signal: ac.signal }))).toThrow(/aborted before spawn: user stop/)
+    let thrown: unknown
+    try {
+      runtime.spawn(spec(['/bin/true'], { signal: ac.signal }))
+    } catch (error) {
+      thrown = error
+    }
+    expect(isAbortedError(thrown)).toBe(true)
+    expect(thrown).toMatchObject({ code: 'ABORTED', reason: ac.signal.reason })
   })
 })
 

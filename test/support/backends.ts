@@ -37,9 +37,22 @@ export async function requireBackend(name: SandboxBackendName): Promise<boolean>
   return false
 }
 
-/** Skips the test (locally) or fails it (CI) when `name` is unusable here. */
-export async function needBackend(ctx: { skip: (note?: string) => never }, name: SandboxBackendName): Promise<void> {
-  if (!(await requireBackend(name))) ctx.skip(`the ${name} backend is not usable on this host`)
+/** What a test needs of its context to skip itself (vitest's TestContext). */
+export interface SkippableContext {
+  skip(note?: string): never
+}
+
+/**
+ * Inside a test: returns when `name` is usable, skips the test with the reason when it merely is
+ * not (locally), and throws when CORDON_REQUIRE_BACKENDS requires it (CI). Never a silent return.
+ */
+export async function needBackend(ctx: SkippableContext, name: SandboxBackendName): Promise<void> {
+  const status = await backendStatus(name)
+  const gate = gateFor(status)
+  if (gate === 'run') return
+  if (gate === 'fail')
+    throw new Error(`backend ${name} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status.reason}`)
+  ctx.skip(`backend ${name} is unusable here: ${status.reason}`)
 }
 
 /** A describe block with a sandbox pinned to `name` (disposed after the block), gated as above. */

@@ -1,0 +1,78 @@
+// The CLI's exit status and denial line, as pure functions of a result: 124 on timeout (as
+// timeout(1)), 128+N for a signal, else the command's code; the one line that names what was
+// denied and the flag that would allow it.
+import os from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { denialLine, exitStatusOf } from '../../../src/cli/run.js'
+import { terminalExitStatus } from '../../../src/cli/shell.js'
+import { EXIT_CORDON_FAILED, EXIT_TIMED_OUT } from '../../../src/cli/usage-error.js'
+import type { ShellRunResult } from '../../../src/shell/types.js'
+
+const { SIGKILL, SIGTERM, SIGINT } = os.constants.signals
+
+function result(over: Partial<ShellRunResult>): ShellRunResult {
+  return {
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    timeoutMs: 1000,
+    stdout: { text: '', truncated: false },
+    stderr: { text: '', truncated: false },
+    ...over,
+  }
+}
+
+describe('exitStatusOf', () => {
+  it("is the command's own code", () => {
+    expect(exitStatusOf(result({ exitCode: 0 }))).toBe(0)
+    expect(exitStatusOf(result({ exitCode: 3 }))).toBe(3)
+  })
+
+  it('is 128+N for a signal death', () => {
+    expect(exitStatusOf(result({ exitCode: null, signal: 'SIGKILL' }))).toBe(128 + SIGKILL)
+    expect(exitStatusOf(result({ exitCode: null, signal: 'SIGTERM' }))).toBe(128 + SIGTERM)
+  })
+
+  it('is 124 on timeout, whatever the command did on its way out', () => {
+    expect(EXIT_TIMED_OUT).toBe(124)
+    expect(exitStatusOf(result({ timedOut: true, exitCode: null, signal: 'SIGTERM' }))).toBe(124)
+    expect(exitStatusOf(result({ timedOut: true, exitCode: 0 }))).toBe(124)
+  })
+
+  it('is 1 when neither a code nor a signal is known, never a code cordon keeps for itself', () => {
+    expect(exitStatusOf(result({ exitCode: null }))).toBe(1)
+    expect(EXIT_CORDON_FAILED).toBe(125)
+  })
+})
+
+describe('terminalExitStatus', () => {
+  it('is the code, or 128+N for a signal, or 1', () => {
+    expect(terminalExitStatus({ exitCode: 5, signal: null })).toBe(5)
+    expect(terminalExitStatus({ exitCode: null, signal: 'SIGINT' })).toBe(128 + SIGINT)
+    expect(terminalExitStatus({ exitCode: null, signal: null })).toBe(1)
+  })
+})
+
+describe('denialLine', () => {
+  const policy = { mode: 'read-only' as const, workspaceRoot: '/work/project' }
+  const denied = (paths: string[]) =>
+    result({ exitCode: 1, sandbox: { mode: 'read-only', denied: true, deniedPaths: paths } })
+
+  it('says nothing when nothing was denied', () => {
+    expect(denialLine(result({ exitCode: 1 }), policy)).toBeUndefined()
+    expect(denialLine(result({ exitCode: 1, sandbox: { mode: 'read-only', denied: false } }), policy)).toBeUndefined()
+  })
+
+  it('inside the root: workspace-write allows it', () => {
+    expect(denialLine(denied(['/work/project/out.txt']), policy)).toBe(
+      'cordon: sandbox denied a write to /work/project/out.txt under read-only mode; to allow it: --mode workspace-write (or --mode danger-full-access)',
+    )
+  })
+
+  it('outside the root: each directory once, shell-quoted, as --writable', () => {
+    expect(denialLine(denied(['/etc/a', '/etc/b', "/opt/it's here/c"]), policy)).toBe(
+      "cordon: sandbox denied a write to /etc/a, /etc/b, /opt/it's here/c under read-only mode; to allow it: --mode workspace-write --writable /etc --writable '/opt/it'\\''s here' (or --mode danger-full-access)",
+    )
+  })
+})

@@ -1,0 +1,111 @@
+// The denial classifier's pure parts: which paths a denial line names (quoted or bare, relative
+// ones against the command's directories), the directories a command switches to, and the facts
+// that keep a line from counting (no signature, a writable path, a failure ordinary permissions
+// would have caused too, a file that simply is not executable).
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { classifyDenial, type DenialInput, directoriesIn, isWithin, pathsInLine } from '../../../src/sandbox/facts.js'
+import { scratchDir } from '../../support/scratch.js'
+
+describe('pathsInLine', () => {
+  it('reads quoted paths in every quoting style tools use', () => {
+    expect(pathsInLine("touch: cannot touch '/etc/a': Permission denied", '/w')).toEqual(['/etc/a'])
+    expect(pathsInLine('grep: "/etc/b": Permission denied', '/w')).toEqual(['/etc/b'])
+    expect(pathsInLine("cp: cannot create regular file `/etc/c': Permission denied", '/w')).toEqual(['/etc/c'])
+    expect(pathsInLine('mkdir: cannot create directory ‘/etc/d’: Permission denied', '/w')).toEqual(['/etc/d'])
+  })
+
+  it('reads the bare token before ": <error>" and leaves program names out', () => {
+    expect(pathsInLine('sh: 1: cannot create /etc/e: Permission denied', '/w')).toEqual(['/etc/e'])
+    expect(pathsInLine('bash: /usr/f: Read-only file system', '/w')).toEqual(['/usr/f'])
+    expect(pathsInLine('tee: /etc/g: Operation not permitted', '/w')).toEqual(['/etc/g'])
+    expect(pathsInLine('touch: Permission denied', '/w')).toEqual([])
+  })
+
+  it('names each path once, and normalises absolute ones', () => {
+    expect(pathsInLine("rm: cannot remove '/etc//h/../h': Permission denied", '/w')).toEqual(['/etc/h'])
+    expect(pathsInLine("ln: '/etc/h': Permission denied (at '/etc/h')", '/w')).toEqual(['/etc/h'])
+  })
+
+  it('resolves a relative path against the first base where it or its parent exists, else the first base', () => {
+    const base = scratchDir('cordon-facts')
+    fs.mkdirSync(path.join(base, 'sub', 'out'), { recursive: true })
+    const line = "touch: cannot touch 'out/x': Permission denied"
+    expect(pathsInLine(line, base, [path.join(base, 'sub'), base])).toEqual([path.join(base, 'sub', 'out', 'x')])
+    expect(pathsInLine(line, base, ['/nonexistent-base', base])).toEqual([path.join('/nonexistent-base', 'out', 'x')])
+    expect(pathsInLine("touch: cannot touch 'y': Permission denied", base)).toEqual([path.join(base, 'y')])
+  })
+})
+
+describe('directoriesIn', () => {
+  it('finds cd DIR, git -C DIR and make -C DIR, quoted or not, resolved against the cwd', () => {
+    expect(directoriesIn('cd sub && touch x', '/w')).toEqual(['/w/sub'])
+    expect(directoriesIn("git -C '/repo two' commit; make -C build", '/w')).toEqual(['/repo two', '/w/build'])
+    expect(directoriesIn('(cd "a b"; ls) | cd /abs', '/w')).toEqual(['/w/a b', '/abs'])
+    expect(directoriesIn('echo cdrom -Cx', '/w')).toEqual([])
+  })
+})
+
+describe('isWithin', () => {
+  it('is the root itself or below it, never a sibling sharing a prefix', () => {
+    expect(isWithin('/a/b', '/a/b')).toBe(true)
+    expect(isWithin('/a/b/c', '/a/b')).toBe(true)
+    expect(isWithin('/a/bc', '/a/b')).toBe(false)
+    expect(isWithin('/a', '/a/b')).toBe(false)
+    expect(isWithin('/x', '/')).toBe(true)
+  })
+})
+
+describe('classifyDenial', () => {
+  const base = scratchDir('cordon-classify')
+  const outside = path.join(base, 'outside')
+  fs.mkdirSync(outside)
+  const root = path.join(base, 'root')
+  fs.mkdirSync(root)
+  const run = (over: Partial<DenialInput>): DenialInput => ({
+    backend: 'landlock',
+    exitCode: 1,
+    runnerFailed: false,
+    stderr: `touch: cannot touch '${outside}/x': Permission denied`,
+    cwd: root,
+    writable: [root],
+    ...over,
+  })
+
+  it('a denial: nonzero exit, the signature, a path outside the writable set the uid could write unsandboxed', () => {
+    expect(classifyDenial(run({}))).toEqual({ denied: true, deniedPaths: [path.join(outside, 'x')] })
+  })
+
+  it('never for exit 0, a signal death, a runner failure or a backend without signatures', () => {
+    for (const over of [{ exitCode: 0 }, { exitCode: null }, { runnerFailed: true }, { backend: 'none' }])
+      expect(classifyDenial(run(over))).toEqual({ denied: false, deniedPaths: [] })
+  })
+
+  it("only the backend's own denial text counts", () => {
+    const erofs = `touch: cannot touch '${outside}/x': Read-only file system`
+    expect(classifyDenial(run({ stderr: erofs })).denied).toBe(false)
+    expect(classifyDenial(run({ stderr: erofs, backend: 'bubblewrap' })).denied).toBe(true)
+  })
+
+  it('not a path inside the writable set, nor one ordinary permissions refuse anyway', () => {
+    expect(classifyDenial(run({ stderr: `touch: cannot touch '${root}/x': Permission denied` })).denied).toBe(false)
+    expect(classifyDenial(run({ stderr: "touch: cannot touch '/nonexistent-dir/x': Permission denied" })).denied).toBe(
+      false,
+    )
+  })
+
+  it('a 126 on an existing file that is not executable is the file, not the sandbox', () => {
+    const script = path.join(outside, 'script.sh')
+    fs.writeFileSync(script, 'echo\n', { mode: 0o644 })
+    const stderr = `bash: ${script}: Permission denied`
+    expect(classifyDenial(run({ exitCode: 126, stderr })).denied).toBe(false)
+  })
+
+  it('relative paths resolve against the directories the command switched to', () => {
+    const facts = classifyDenial(
+      run({ stderr: "touch: cannot touch 'x': Permission denied", command: `cd ${outside} && touch x` }),
+    )
+    expect(facts).toEqual({ denied: true, deniedPaths: [path.join(outside, 'x')] })
+  })
+})

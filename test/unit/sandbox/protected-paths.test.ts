@@ -1,0 +1,96 @@
+// Which paths the protected set names: git hooks and config of a checkout, its submodules and
+// linked worktrees, the cordon package inside a writable root, and the policy's own (relative ones
+// against the root). Real directories made by real git; no confinement is claimed here.
+import { execFileSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { grantsFor } from '../../../src/policy/grants.js'
+import type { SandboxPolicy } from '../../../src/policy/vocabulary.js'
+import { PACKAGE_ROOT, protectedSetCurrent, protectedSetFor } from '../../../src/sandbox/protected-paths.js'
+import { scratchDir } from '../../support/scratch.js'
+
+const base = fs.realpathSync(scratchDir('cordon-protected'))
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    stdio: 'ignore',
+  })
+
+function repo(name: string): string {
+  const root = path.join(base, name)
+  fs.mkdirSync(root)
+  git(root, 'init', '-q')
+  git(root, 'commit', '-q', '--allow-empty', '-m', 'init')
+  return root
+}
+
+const setFor = (policy: SandboxPolicy) =>
+  protectedSetFor(policy, grantsFor(policy, { tempDir: path.join(base, 'tmp') }))
+const paths = (policy: SandboxPolicy) => setFor(policy).paths.map((p) => `${p.kind}:${path.relative(base, p.path)}`)
+
+describe('protectedSetFor', () => {
+  it("a checkout's hooks and config, with .git bound in place; nothing in a plain directory", () => {
+    const root = repo('plain-repo')
+    const set = setFor({ mode: 'workspace-write', workspaceRoot: root })
+    expect(set.paths.map((p) => path.relative(root, p.path)).sort()).toEqual(['.git/config', '.git/hooks'])
+    expect(set.parents).toEqual([path.join(root, '.git')])
+    const plain = path.join(base, 'plain-dir')
+    fs.mkdirSync(plain)
+    expect(setFor({ mode: 'workspace-write', workspaceRoot: plain }).paths).toEqual([])
+  })
+
+  it('a missing hooks dir is named as one to create empty; protectedDefaults: false names nothing', () => {
+    const root = repo('no-hooks')
+    fs.rmSync(path.join(root, '.git', 'hooks'), { recursive: true, force: true })
+    expect(paths({ mode: 'workspace-write', workspaceRoot: root })).toContain('missing-dir:no-hooks/.git/hooks')
+    expect(setFor({ mode: 'workspace-write', workspaceRoot: root, protectedDefaults: false }).paths).toEqual([])
+  })
+
+  it("a submodule's git dir under .git/modules, and a linked worktree's common dir and config.worktree", () => {
+    const lib = repo('lib')
+    const root = repo('super')
+    git(root, 'submodule', 'add', '-q', lib, 'vendor/lib')
+    const names = paths({ mode: 'workspace-write', workspaceRoot: root })
+    expect(names).toEqual(
+      expect.arrayContaining(['dir:super/.git/modules/vendor/lib/hooks', 'file:super/.git/modules/vendor/lib/config']),
+    )
+    const tree = path.join(base, 'super-tree')
+    git(root, 'worktree', 'add', '-q', tree)
+    fs.writeFileSync(path.join(root, '.git', 'worktrees', 'super-tree', 'config.worktree'), '')
+    // The worktree and the main checkout both writable: the common dir's hooks are protected.
+    const both = paths({ mode: 'workspace-write', workspaceRoot: tree, writableRoots: [root] })
+    expect(both).toEqual(
+      expect.arrayContaining([
+        'dir:super/.git/hooks',
+        'file:super/.git/config',
+        'file:super/.git/worktrees/super-tree/config.worktree',
+      ]),
+    )
+    // Only the worktree writable: the common dir lies outside every writable root (read-only already).
+    expect(paths({ mode: 'workspace-write', workspaceRoot: tree })).toEqual([])
+  })
+
+  it('the cordon package inside a writable root is protected, and relative policy paths resolve against the root', () => {
+    const above = path.dirname(PACKAGE_ROOT)
+    expect(setFor({ mode: 'workspace-write', workspaceRoot: above }).paths).toContainEqual({
+      path: PACKAGE_ROOT,
+      kind: 'dir',
+      origin: 'cordon',
+    })
+    const root = path.join(base, 'relative')
+    fs.mkdirSync(path.join(root, 'ci'), { recursive: true })
+    expect(paths({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: ['ci'] })).toEqual(['dir:relative/ci'])
+  })
+
+  it('notices a new .git or hooks dir (stale stamps)', () => {
+    const root = path.join(base, 'later-repo')
+    fs.mkdirSync(root)
+    const set = setFor({ mode: 'workspace-write', workspaceRoot: root })
+    expect(protectedSetCurrent(set)).toBe(true)
+    git(root, 'init', '-q')
+    expect(protectedSetCurrent(set)).toBe(false)
+  })
+})

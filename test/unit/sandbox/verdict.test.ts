@@ -1,0 +1,111 @@
+// Runner-failure mapping and the run verdict, as pure decisions: a spawn failure at a confinement
+// stage is the sandbox's (SANDBOX_UNAVAILABLE, nothing ran, the stage and errno kept), anything
+// else stays the caller's error; a finished run's facts come from its plan and its stderr.
+import os from 'node:os'
+import path from 'node:path'
+import fs from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { CONFINEMENT_STAGES, SPAWN_STAGES, SpawnError } from '../../../src/policy/errors.js'
+import type { ConfinementPlan } from '../../../src/sandbox/plan.js'
+import { isRunnerFailure, runnerFailureToError, runVerdict } from '../../../src/sandbox/verdict.js'
+import { scratchDir } from '../../support/scratch.js'
+
+const { EPERM, ENOENT, EACCES } = os.constants.errno
+
+describe('isRunnerFailure', () => {
+  it('is a SpawnError at a confinement stage, and nothing else', () => {
+    for (const stage of SPAWN_STAGES) {
+      const confinement = (CONFINEMENT_STAGES as readonly string[]).includes(stage)
+      expect(isRunnerFailure(new SpawnError({ stage, errno: EPERM })), stage).toBe(confinement)
+    }
+    expect(isRunnerFailure(new Error('landlock'))).toBe(false)
+    expect(isRunnerFailure({ name: 'SpawnError', code: 'EPERM', stage: 'seccomp', errno: EPERM })).toBe(true)
+  })
+})
+
+describe('runnerFailureToError', () => {
+  it('a confinement stage becomes SANDBOX_UNAVAILABLE under the mode, with the stage and errno', () => {
+    const cause = new SpawnError({ stage: 'landlock', errno: EPERM })
+    const error = runnerFailureToError(cause, 'read-only')
+    expect(error).toMatchObject({
+      code: 'SANDBOX_UNAVAILABLE',
+      mode: 'read-only',
+      reason: 'the sandbox runner failed to confine the command at landlock (EPERM)',
+      detail: { stage: 'landlock', errno: EPERM },
+      cause,
+    })
+    expect(error.message).toContain('Nothing was run')
+    expect(error.message).toContain('danger-full-access')
+  })
+
+  it("a launcher failure quotes the wrapper's own words when it said any", () => {
+    const said = runnerFailureToError(
+      new SpawnError({ stage: 'launcher', errno: 0, detail: 'bwrap: setting up uid map: Permission denied' }),
+      'workspace-write',
+    )
+    expect(said).toMatchObject({
+      reason: 'the sandbox runner could not start the command (bwrap: setting up uid map: Permission denied)',
+      detail: 'bwrap: setting up uid map: Permission denied',
+    })
+    const silent = runnerFailureToError(new SpawnError({ stage: 'launcher', errno: ENOENT }), 'workspace-write')
+    expect(silent).toMatchObject({
+      reason: 'the sandbox runner could not start the command (ENOENT)',
+      detail: { stage: 'launcher', errno: ENOENT },
+    })
+  })
+
+  it('a stage of the command itself (chdir, exec) and any other error come back as they were', () => {
+    const chdir = new SpawnError({ stage: 'chdir', errno: ENOENT, path: '/missing' })
+    expect(runnerFailureToError(chdir, 'read-only')).toBe(chdir)
+    const exec = new SpawnError({ stage: 'exec', errno: EACCES })
+    expect(runnerFailureToError(exec, 'read-only')).toBe(exec)
+    const other = new TypeError('x')
+    expect(runnerFailureToError(other, 'read-only')).toBe(other)
+  })
+})
+
+describe('runVerdict', () => {
+  const base = scratchDir('cordon-verdict')
+  const root = path.join(base, 'root')
+  const outside = path.join(base, 'outside')
+  fs.mkdirSync(root)
+  fs.mkdirSync(outside)
+  const plan = {
+    backend: 'landlock',
+    policy: { mode: 'read-only', workspaceRoot: root },
+    account: { enforcement: 'full', classes: {}, governed: [], ungoverned: [] },
+    writable: [path.join(base, 'tmp')],
+  } as unknown as ConfinementPlan
+
+  it("carries the plan's mode, backend and enforcement; denied with its paths", () => {
+    const verdict = runVerdict(plan, {
+      exitCode: 1,
+      stderr: `touch: cannot touch '${outside}/x': Permission denied\n`,
+      cwd: root,
+    })
+    expect(verdict).toEqual({
+      mode: 'read-only',
+      denied: true,
+      backend: 'landlock',
+      enforcement: 'full',
+      deniedPaths: [path.join(outside, 'x')],
+    })
+  })
+
+  it('a clean run is not denied and names no paths; a runner failure says so and is never a denial', () => {
+    expect(runVerdict(plan, { exitCode: 0, stderr: '', cwd: root })).toEqual({
+      mode: 'read-only',
+      denied: false,
+      backend: 'landlock',
+      enforcement: 'full',
+    })
+    const failed = runVerdict(plan, {
+      exitCode: null,
+      stderr: `touch: cannot touch '${outside}/x': Permission denied`,
+      cwd: root,
+      runnerFailed: true,
+    })
+    expect(failed).toMatchObject({ denied: false, runnerFailed: true })
+    expect(failed.deniedPaths).toBeUndefined()
+  })
+})

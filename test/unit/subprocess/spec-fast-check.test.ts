@@ -1,0 +1,88 @@
+// The spawn boundary's fast check never accepts what the zod schema refuses (it may only be
+// unsure): random specs, valid and broken, from fast-check.
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { certainlyValidSpec } from '../../../src/subprocess/spec-fast-check.js'
+import { SpawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
+
+const anyValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double(),
+  fc.string(),
+  fc.constant('pipe'),
+  fc.constant('inherit'),
+  fc.constant('ignore'),
+  fc.constant({}),
+  fc.constant([]),
+)
+const output = fc.oneof(
+  fc.constant('pipe'),
+  fc.constant('inherit'),
+  fc.record({ maxBytes: fc.oneof(fc.nat(), fc.integer(), fc.double()) }),
+  fc.record({ maxBytes: fc.nat(), spill: fc.oneof(fc.record({ maxBytes: fc.nat() }), anyValue) }),
+  anyValue,
+)
+const spec = fc.record(
+  {
+    argv: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), anyValue),
+    cwd: fc.oneof(fc.constant('/tmp'), fc.string(), anyValue),
+    stdio: fc.oneof(
+      fc.record({
+        stdin: fc.oneof(fc.constant('ignore'), fc.constant('pipe'), fc.record({ data: fc.string() }), anyValue),
+        stdout: output,
+        stderr: output,
+      }),
+      anyValue,
+    ),
+    graceMs: fc.oneof(fc.double(), fc.integer({ min: -5, max: 5000 }), anyValue),
+    env: fc.oneof(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.constant(undefined), fc.integer())), anyValue),
+    environment: fc.oneof(fc.constant('scrubbed'), fc.constant('minimal'), anyValue),
+    supervise: anyValue,
+    confinement: fc.oneof(
+      fc.record({
+        backend: fc.oneof(fc.constant('landlock'), fc.constant('bubblewrap'), anyValue),
+        mode: fc.oneof(fc.constant('read-only'), fc.constant('workspace-write'), anyValue),
+        namespaces: fc.oneof(fc.record({ ipc: anyValue, net: fc.boolean() }), anyValue),
+      }),
+      anyValue,
+    ),
+    extra: anyValue,
+  },
+  { requiredKeys: [] },
+)
+
+describe('certainlyValidSpec', () => {
+  it('never accepts a spec the schema refuses', () => {
+    fc.assert(
+      fc.property(spec, (s) => {
+        if (certainlyValidSpec(s)) expect(SpawnSpecSchema.safeParse(s).success, JSON.stringify(s)).toBe(true)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('accepts the specs the runtime sees every day', () => {
+    const base = {
+      argv: ['/bin/true'],
+      cwd: '/',
+      graceMs: 1000,
+      stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+    }
+    expect(certainlyValidSpec(base)).toBe(true)
+    expect(
+      certainlyValidSpec({
+        ...base,
+        env: { A: '1', B: undefined },
+        signal: new AbortController().signal,
+        supervise: true,
+        stdio: { stdin: { data: 'x' }, stdout: { maxBytes: 10, spill: { maxBytes: 100 } }, stderr: 'inherit' },
+        confinement: { backend: 'landlock', mode: 'read-only', steps: { dropCaps: true }, namespaces: { ipc: true } },
+      }),
+    ).toBe(true)
+    expect(certainlyValidSpec({ ...base, argv: ['a\0b'] })).toBe(false)
+    expect(certainlyValidSpec({ ...base, bogus: 1 })).toBe(false)
+  })
+})

@@ -1,0 +1,67 @@
+// createBashTool / createBashTools validate their options at the boundary: a missing or wrong
+// option is an InvalidRequestError naming the field, never a TypeError from inside.
+import { describe, expect, it } from 'vitest'
+import { LocalShellExecutor } from '../../../src/shell/executor.js'
+import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
+import { createBashTool } from '../../../src/tool/bash-tool.js'
+import { createBashTools } from '../../../src/tool/bash-tools.js'
+import { InMemoryJobs } from '../../../src/tool/in-memory-jobs.js'
+import { invalid } from '../../support/invalid.js'
+
+const executor = new LocalShellExecutor({ cwd: '/' })
+
+describe('bash tool options', () => {
+  it('a missing executor is named', () => {
+    for (const create of [createBashTool, createBashTools]) {
+      const error = invalid(() => create({} as never))
+      expect(error.code).toBe('INVALID_REQUEST')
+      expect(error.issues).toEqual(['executor: required (a ShellExecutor: resolve, run, start)'])
+      expect(error.message).toMatch(/^invalid bash tool options: executor: required/)
+    }
+    expect(invalid(() => createBashTool(undefined as never)).issues).toEqual([
+      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv? })',
+    ])
+  })
+
+  it('every wrong option is named, with what it must be', () => {
+    const error = invalid(() =>
+      createBashTool({
+        executor: { resolve: () => undefined, run: 'no', sandboxMode: 'sideways' },
+        approval: { ask: () => 'yes' },
+        workspaceRoot: 'relative/root',
+        jobs: { start: () => undefined },
+        shellEnv: {},
+      } as never),
+    )
+    expect(error.issues).toEqual([
+      'executor.run: must be a function',
+      'executor.start: must be a function',
+      'executor.sandboxMode: must be undefined or one of read-only, workspace-write, danger-full-access',
+      'approval.request: must be a function',
+      'workspaceRoot: must be an absolute path, got "relative/root"',
+      'jobs.output: must be a function',
+      'jobs.kill: must be a function',
+      'jobs.list: must be a function',
+      'shellEnv.collect: must be a function',
+    ])
+  })
+
+  it('an unknown option (a typo) is refused rather than ignored', () => {
+    expect(invalid(() => createBashTool({ executor, aproval: {} } as never)).issues).toEqual([
+      '(root): unknown option "aproval"',
+    ])
+  })
+
+  it('valid options make a tool', () => {
+    const jobs = new InMemoryJobs()
+    const tool = createBashTool({
+      executor,
+      workspaceRoot: '/',
+      approval: { request: async () => 'rejected' },
+      jobs,
+      shellEnv: new ShellEnvRegistry(),
+    })
+    expect(tool.name).toBe('bash')
+    expect(createBashTools({ executor, jobs }).jobs).toBe(jobs)
+  })
+})
