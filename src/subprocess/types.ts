@@ -124,8 +124,8 @@ export interface ConfinementSteps {
  * JSON status comes on fd 4 and `wrapper.ruleset` goes to fd 5; `steps` are bwrap's own.
  */
 export interface SubprocessConfinement {
-  /** The backend that built the plan (for facts and errors). */
-  backend: 'landlock' | 'bubblewrap'
+  /** The backend that built the plan (for facts and errors). `seatbelt`: argv is the sandbox-exec argv, run as is. */
+  backend: 'landlock' | 'bubblewrap' | 'seatbelt'
   /** The sandbox mode the plan enforces. */
   mode: 'read-only' | 'workspace-write'
   steps?: ConfinementSteps | undefined
