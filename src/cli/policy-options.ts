@@ -6,7 +6,8 @@ import { resolve as resolvePath } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { resolvePolicy } from '../policy/resolve.js'
 import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
-import { SANDBOX_BACKENDS, type SandboxBackendName } from '../sandbox/probe.js'
+import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
+import type { SandboxBackendName } from '../sandbox/probe.js'
 import { UsageError } from './usage-error.js'
 
 /** The parseArgs options of the policy flags. */

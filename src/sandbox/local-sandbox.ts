@@ -12,7 +12,6 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
-import { SANDBOX_BACKENDS } from '../policy/backends.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor, type SandboxGrants } from '../policy/grants.js'
 import {
@@ -22,6 +21,7 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { portableHostCapabilities } from '../subprocess/portable-host.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
 import { accountFor, type BackendFacts } from './enforcement.js'
@@ -32,7 +32,9 @@ import { landlockHost } from './probe-landlock.js'
 import { ReadView } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
-import { type BackendChoice, selectBackend } from './select.js'
+import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './seatbelt-plan.js'
+import { renderSeatbeltProfile } from './seatbelt.js'
+import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 
 /** How many policies' plans are remembered. */
 const PLAN_MEMO_SIZE = 64
@@ -42,7 +44,7 @@ const ALWAYS_CLOSED: readonly string[] = ['/dev']
 
 /** Options for LocalSandbox.create. */
 export interface LocalSandboxOptions {
-  /** The backend chain, in preference order; default every backend of this platform. */
+  /** The backend chain, in preference order; default every backend of this platform (select.ts `defaultChain`). */
   backends?: readonly SandboxBackendName[]
   /** Use these verdicts instead of probing (tests, or a harness that probed elsewhere). */
   capabilities?: SandboxCapabilities
@@ -62,7 +64,7 @@ export interface ConfinedSpawn {
   /** The session's private temp dir (also `spec.env.TMPDIR`). */
   tempDir?: string
   /** The plan the spec carries (absent only for `danger-full-access`). */
-  plan?: ConfinementPlan
+  plan?: ConfinementPlan | SeatbeltPlan
 }
 
 /** The backend facts an account needs, from a usable capability. */
@@ -108,7 +110,7 @@ export class LocalSandbox {
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
   static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
-    const chain = options.backends ?? SANDBOX_BACKENDS
+    const chain = options.backends ?? defaultChain()
     const capabilities = options.capabilities ?? (await probeBackends(chain, { searchPath: options.searchPath }))
     let native: NativeAddon | undefined
     if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
@@ -124,7 +126,9 @@ export class LocalSandbox {
   /** The backend and account `policy` gets here; throws SandboxUnavailableError when none fits. */
   choose(policy: SandboxPolicy): BackendChoice {
     return selectBackend(this.capabilities, policy, (name, capability) =>
-      accountFor(name, factsOf(name, capability, policy), policy),
+      name === 'seatbelt'
+        ? seatbeltAccount(policy, renderSeatbeltProfile(grantsFor(policy)), capability.verified === true)
+        : accountFor(name, factsOf(name, capability, policy), policy),
     )
   }
 
@@ -134,7 +138,7 @@ export class LocalSandbox {
    * when nothing can enforce the policy, InvalidRequestError for refused roots, RootChangedError
    * for a root of this session that was replaced since it was first used.
    */
-  plan(policy: SandboxExecutionPolicy): ConfinementPlan | undefined {
+  plan(policy: SandboxExecutionPolicy): ConfinementPlan | SeatbeltPlan | undefined {
     if (this.disposed) throw new Error('LocalSandbox: plan() after dispose()')
     if (!isConfinedMode(policy.mode)) {
       grantsFor(policy) // validates the policy all the same
@@ -151,18 +155,23 @@ export class LocalSandbox {
     }
     const choice = this.choose(confined)
     const native = this.native
-    if (!native) throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
+    // Only Landlock needs the addon here; bubblewrap and Seatbelt plan from host facts alone.
+    if (!native && choice.backend === 'landlock')
+      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     const tempDir = this.sessionTempDir(policy.sessionId)
     const view = choice.backend === 'landlock' ? this.viewFor(confined) : undefined
     const snapshot = view?.current()
     const grants = grantsFor(policy, { tempDir })
     checkRoots(confined, grants)
     this.pins.check(policy.sessionId, grants)
-    const host = this.hostFor(choice, native)
     const plan =
-      choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, snapshot ?? { epoch: 0, entries: [] })
-        : bubblewrapPlan(confined, grants, host, { setuid: isSetuid(choice.capability.executable) })
+      choice.backend === 'seatbelt'
+        ? seatbeltPlan(confined, grants, { tempDir, verified: choice.capability.verified })
+        : choice.backend === 'landlock'
+          ? landlockPlan(confined, grants, this.hostFor(choice, native), snapshot ?? { epoch: 0, entries: [] })
+          : bubblewrapPlan(confined, grants, this.hostFor(choice, native), {
+              setuid: isSetuid(choice.capability.executable),
+            })
     this.plans.delete(key)
     this.plans.set(key, { plan, view, writable: writableInodes(grants) })
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
@@ -171,7 +180,12 @@ export class LocalSandbox {
 
   /** Whether a memoised plan still describes the host: its writable paths, and its read view's epoch. */
   private stillCurrent(memo: PlanMemo): boolean {
-    if (memo.view !== undefined && memo.view.current().epoch !== memo.plan.viewEpoch) return false
+    if (
+      memo.view !== undefined &&
+      memo.plan.backend !== 'seatbelt' &&
+      memo.view.current().epoch !== memo.plan.viewEpoch
+    )
+      return false
     return memo.writable.every((w) => {
       const info = statPath(w.path)
       return info !== undefined && info.dev === w.dev && info.ino === w.ino
@@ -184,6 +198,16 @@ export class LocalSandbox {
     if (plan === undefined) {
       const { confinement: _ignored, ...bare } = spec
       return { spec: bare, backend: 'none' }
+    }
+    if (plan.backend === 'seatbelt') {
+      const out: ConfinedSpawn = {
+        spec: seatbeltSpec(spec, plan),
+        backend: 'seatbelt',
+        enforcement: plan.account.enforcement,
+        plan,
+      }
+      if (plan.tempDir !== undefined) out.tempDir = plan.tempDir
+      return out
     }
     const ruleset = this.rulesetFor(plan)
     const out: ConfinedSpawn = {
@@ -201,6 +225,8 @@ export class LocalSandbox {
 
   private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {
     if (plan.ruleset === undefined) return undefined
+    // Without the addon cordon-exec builds bubblewrap's write domain itself (confine-spec.ts).
+    if (!this.rulesets && plan.backend === 'bubblewrap') return undefined
     if (!this.rulesets)
       throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the native addon is not loaded' })
     try {
@@ -226,9 +252,9 @@ export class LocalSandbox {
     return { bwrap, helper }
   }
 
-  private hostFor(choice: BackendChoice, native: NativeAddon): PlanHost {
+  private hostFor(choice: BackendChoice, native: NativeAddon | undefined): PlanHost {
     const cap = choice.capability
-    return landlockHost(native, {
+    return landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
       abi: cap.abi ?? 0,
       seccomp: cap.seccomp === true,
       supervisor: cap.supervisor === true,
@@ -281,7 +307,7 @@ export class LocalSandbox {
 
 /** A plan remembered for its policy, with what makes it stale. */
 interface PlanMemo {
-  plan: ConfinementPlan
+  plan: ConfinementPlan | SeatbeltPlan
   view: ReadView | undefined
   /** Every writable path (temp dir included) and the inode it was when planned. */
   writable: Array<{ path: string; dev: number; ino: number }>

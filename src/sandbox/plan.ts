@@ -54,7 +54,7 @@ export const RLIMIT = { FSIZE: 1, CORE: 4, NPROC: 6, AS: 9 } as const
 
 /** The plan of one policy on one backend. */
 export interface ConfinementPlan {
-  backend: SandboxBackendName
+  backend: Exclude<SandboxBackendName, 'seatbelt'>
   policy: SandboxPolicy
   account: EnforcementAccount
   grants: SandboxGrants
