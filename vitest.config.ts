@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config'
 
-/** The suites of the subprocess floor that run a second time on the portable spawn path. */
-const PORTABLE_SUITES = ['test/e2e/runtime.test.ts', 'test/e2e/portable-*.test.ts']
+/**
+ * The suites of the subprocess floor that run a second time, on the portable spawn path
+ * (test/e2e/portable-*.test.ts choose their paths themselves and run once).
+ */
+const PORTABLE_SUITES = ['test/e2e/runtime.test.ts']
 
 export default defineConfig({
   test: {

@@ -49,8 +49,11 @@ export function spawnPathFromEnv(env: NodeJS.ProcessEnv = process.env): SpawnPat
  * NativeLoadError when the addon does not load: an explicit request is never silently downgraded.
  */
 export function chooseSpawnPath(request: SpawnPathRequest = spawnPathFromEnv()): SpawnPathChoice {
-  const helper = helperPath()
-  const withHelper = <T extends object>(choice: T) => (helper === undefined ? choice : { ...choice, helper })
+  // Asked after the load attempt: the helper beside the loaded addon comes first.
+  const withHelper = <T extends object>(choice: T) => {
+    const helper = helperPath()
+    return helper === undefined ? choice : { ...choice, helper }
+  }
   if (request === 'portable') {
     const why = process.env[SPAWN_ENV] === 'portable' ? `${SPAWN_ENV}=portable` : 'the caller asked for it'
     return withHelper({ path: 'portable', forced: true, reason: `forced (${why})` })

@@ -7,7 +7,8 @@
  *   its own, so it runs where the addon does not load): the same supervisor the native launcher
  *   forks (a subreaper with a parent-death signal that forwards TERM, escalates to KILL after the
  *   grace and reports the command's exit on fd 3). Without the helper (macOS, nothing built) a
- *   supervised run degrades to `direct`: descendants that leave the group are not reached.
+ *   supervised run degrades to `direct`: descendants that leave the group are not reached (on
+ *   macOS a Seatbelt-confined one stays under its profile; lifetime is ungoverned there anyway).
  *   A Landlock plan is refused at `launcher`: it needs the native child, never runs unconfined.
  * - `wrapped` (bubblewrap): bwrap on fds 0–2, the supervisor's status pipe on 3, bwrap's JSON
  *   status on 4, the ruleset (when the sandbox built one) on 5. bwrap itself runs without the
@@ -28,7 +29,8 @@ const ENOSYS = 38
 /** The kind of run `spec` gets on the portable path (see the module comment). */
 export function portableKindOf(spec: SubprocessSpawnSpec, helper: string | undefined): LaunchKind {
   const kind = launchKindOf(spec)
-  if (kind === 'launched' && spec.confinement === undefined && helper === undefined) return 'direct'
+  // A Landlock plan stays `launched` so that it is refused, never run as a plain child.
+  if (kind === 'launched' && spec.confinement?.backend !== 'landlock' && helper === undefined) return 'direct'
   return kind
 }
 
