@@ -215,3 +215,38 @@ describe('portable: bubblewrap through node:child_process', async () => {
     },
   )
 })
+
+describe.each([
+  ['native', native],
+  ['portable', portable],
+] as const)('%s: ordered events', (_path, rt) => {
+  it('every chunk reaches onOutput in order, each stream whole, before done settles', async () => {
+    const lines = 3000
+    const chunks: Record<'stdout' | 'stderr', string[]> = { stdout: [], stderr: [] }
+    let settled = false
+    let late = 0
+    const h = rt.spawn(
+      spec(['sh', '-c', `i=0; while [ $i -lt ${lines} ]; do echo "o$i"; echo "e$i" >&2; i=$((i+1)); done`], {
+        onOutput: (chunk, stream) => {
+          if (settled) late++
+          chunks[stream].push(chunk.toString('latin1'))
+        },
+      }),
+    )
+    expect(await h.done).toEqual({ exitCode: 0, signal: null })
+    settled = true
+    const want = (p: string) => Array.from({ length: lines }, (_, i) => `${p}${i}\n`).join('')
+    expect(chunks.stdout.join('')).toBe(want('o'))
+    expect(chunks.stderr.join('')).toBe(want('e'))
+    expect(h.collected.stdout!.readFrom(0).text).toBe(want('o'))
+    expect(h.collected.stderr!.readFrom(0).text).toBe(want('e'))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(late).toBe(0)
+  })
+
+  it('an abort signal that times out ends the tree with SIGTERM', async () => {
+    const h = rt.spawn(spec(['sh', '-c', 'sleep 30 & wait'], { signal: AbortSignal.timeout(200) }))
+    expect(await h.done).toEqual({ exitCode: null, signal: 'SIGTERM' })
+    expect(await h.waitForExit()).toBe(true)
+  })
+})
