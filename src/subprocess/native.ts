@@ -3,7 +3,7 @@
  * Everything above calls these functions through `loadNative()`; nothing else touches the addon.
  */
 import { createRequire } from 'node:module'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -118,6 +118,14 @@ function prebuildDir(root: string): string {
 /** Whether this process runs on musl (Alpine and the like): glibc builds do not load there. */
 function isMusl(): boolean {
   if (process.platform !== 'linux') return false
+  // ldd names its libc (cheap); the process report knows for sure but costs ~10 ms.
+  try {
+    const ldd = readFileSync('/usr/bin/ldd', 'latin1')
+    if (ldd.includes('musl')) return true
+    if (ldd.includes('GNU C Library') || ldd.includes('GLIBC')) return false
+  } catch {
+    // no ldd: ask the report
+  }
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined
   return report?.header?.glibcVersionRuntime === undefined
 }
@@ -129,10 +137,18 @@ function isMusl(): boolean {
  * A candidate that exists but does not load (another libc, a broken build) falls through.
  */
 export function candidatePaths(root: string = packageRoot): string[] {
-  const paths =
-    process.env.PREBUILDS_ONLY === undefined
-      ? [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]
-      : []
+  return [...localCandidates(root), ...prebuildCandidates(root)]
+}
+
+/** The local build's candidates (none under PREBUILDS_ONLY, as node-gyp-build has it). */
+function localCandidates(root: string): string[] {
+  if (process.env.PREBUILDS_ONLY !== undefined) return []
+  return [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]
+}
+
+/** This platform's prebuilds, the libc-tagged one of this libc first. */
+function prebuildCandidates(root: string): string[] {
+  const paths: string[] = []
   const dir = prebuildDir(root)
   let files: string[] = []
   try {
@@ -161,12 +177,16 @@ export function loadNative(root: string = packageRoot): NativeAddon {
 export function loadNativeWithPath(root: string = packageRoot): { addon: NativeAddon; path: string } {
   const cached = cache.get(root)
   if (cached) return cached
-  const candidates = candidatePaths(root)
   if (process.env[ADDON_ENV] === 'off') {
-    throw new NativeLoadError(candidates, new Error(`loading is disabled by ${ADDON_ENV}=off`))
+    throw new NativeLoadError(candidatePaths(root), new Error(`loading is disabled by ${ADDON_ENV}=off`))
   }
   let lastError: unknown = new Error('no candidate file exists')
   const tried: string[] = []
+  // The prebuilds are listed only when no local build loaded (their libc check costs a file read).
+  const candidates = (function* () {
+    yield* localCandidates(root)
+    yield* prebuildCandidates(root)
+  })()
   for (const file of candidates) {
     if (!existsSync(file)) {
       tried.push(`${file} (missing)`)
