@@ -6,6 +6,9 @@
  * (`launched`, `wrapped`: see launch-kind.ts), whose own exit means "tree gone". A supervisor
  * reports the command's exit on a status pipe and owns termination: the host signals it, it
  * forwards to the whole tree and escalates to SIGKILL after the grace.
+ *
+ * Children start through a ChildSpawner: the native addon (the default), or node:child_process
+ * on the portable path (portable-spawner.ts); everything else here is the same for both.
  */
 import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
