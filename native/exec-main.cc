@@ -10,6 +10,8 @@
 //                                                         leader under node-pty)
 //   cordon-exec canary DIR HOST_PID                       the probe's canary (run confined)
 //   cordon-exec --version
+//   cordon-exec --landlock-abi                            the kernel's Landlock ABI (0: none), for a
+//                                                         host that plans without the addon
 //
 // `init` options: --status-fd N --grace-ms MS --host-pid PID --background --terminal
 // --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
@@ -29,6 +31,7 @@
 
 #include "canary.h"
 #include "launch-spec.h"
+#include "landlock.h"
 #include "launch.h"
 #include "spawn.h"
 #include "zygote.h"
@@ -45,7 +48,8 @@ int usage(const std::string& why) {
       "usage: cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding] [--no-new-privs] [--seccomp-hex H]\n"
       "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
       "       cordon-exec canary DIR HOST_PID\n"
-      "       cordon-exec --version\n",
+      "       cordon-exec --version\n"
+      "       cordon-exec --landlock-abi\n",
       why.c_str());
   return kUsageExit;
 }
@@ -121,6 +125,11 @@ int init_main(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "--version") == 0) {
     printf("%s\n", kVersion);
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--landlock-abi") == 0) {
+    int abi = cordon::landlock_abi();
+    printf("%d\n", abi > 0 ? abi : 0);
     return 0;
   }
   if (argc < 2) return usage("missing mode");

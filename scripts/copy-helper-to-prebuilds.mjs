@@ -1,5 +1,6 @@
 // After prebuildify has put cordon.node in prebuilds/<platform>-<arch>/, put the cordon-exec
 // helper beside it, so a package installed from prebuilds (no compiler) can still supervise.
+import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,4 +14,8 @@ if (!existsSync(helper)) {
 const target = join(root, 'prebuilds', `${process.platform}-${process.arch}`)
 mkdirSync(target, { recursive: true })
 copyFileSync(helper, join(target, 'cordon-exec'))
+// Like the addon (prebuildify --strip): symbols are not needed to run it.
+if (spawnSync('strip', [join(target, 'cordon-exec')], { stdio: 'inherit' }).status !== 0) {
+  console.error('copy-helper-to-prebuilds: strip failed; the helper is shipped with its symbols')
+}
 console.log(`copy-helper-to-prebuilds: ${join(target, 'cordon-exec')}`)

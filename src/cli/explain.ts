@@ -1,24 +1,29 @@
 /**
  * `cordon explain`: the resolved policy, the backend the chain picks and why, and the exact rules
- * it would apply (Landlock rights per path and seccomp refusals, or the bwrap argv), without
- * running anything.
+ * it would apply (Landlock rights per path and seccomp refusals, the bwrap argv, or the Seatbelt
+ * profile), without running anything. `--backend seatbelt` renders the profile on any platform.
  */
+import os from 'node:os'
+import path from 'node:path'
 import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/hidden-defaults.js'
+import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { explainEnvScrub } from '../subprocess/env-explain.js'
 import { FS, NET, SCOPE } from '../sandbox/landlock.js'
 import { type ConfinedSpawn, LocalSandbox } from '../sandbox/local-sandbox.js'
 import type { ConfinementPlan } from '../sandbox/plan.js'
 import type { SyscallRule } from '../sandbox/seccomp.js'
 import { seccompRulesFor } from '../sandbox/seccomp-policy.js'
+import { explainSeatbelt } from '../sandbox/seatbelt-explain.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 
 /** `cordon explain --help`. */
 export const EXPLAIN_HELP = `Usage: cordon explain [options]
 
 Shows the resolved policy, the backend the chain picks and why, and the exact rules, without
-running anything. Takes run's policy options:
+running anything. \`--backend seatbelt\` prints the Seatbelt (macOS) profile on any platform.
+Takes run's policy options:
 ${POLICY_HELP}
 `
 
@@ -27,6 +32,36 @@ function bitNames(mask: number, table: Readonly<Record<string, number>>): string
   return Object.entries(table)
     .filter(([, bit]) => (mask & bit) !== 0)
     .map(([name]) => name.toLowerCase().replace(/_/g, '-'))
+}
+
+/**
+ * The Seatbelt part of the report: the profile exactly as `sandbox-exec -p` receives it, the
+ * launch argv, the per-class account, and whether a canary ever proved it on this host.
+ */
+export function seatbeltReport(
+  policy: SandboxExecutionPolicy,
+  options: { tempDir: string; verified: boolean; why: string; exampleTempDir: boolean },
+): Record<string, unknown> {
+  const e = explainSeatbelt(policy, {
+    tempDir: options.tempDir,
+    verified: options.verified,
+    command: ['bash', '-c', '<command>'],
+  })
+  const classes = Object.fromEntries(
+    e.account.classes.filter((c) => c.promised).map((c) => [c.class, { governed: c.governed, how: c.reason }]),
+  )
+  return {
+    policy,
+    backend: 'seatbelt',
+    enforcement: e.account.enforcement,
+    verified: e.account.verified,
+    why: options.why,
+    classes,
+    limitations: e.account.limitations,
+    seatbelt: { profile: e.profile, argv: e.argv, rendered: e.rendered },
+    tempDir: options.tempDir,
+    ...(options.exampleTempDir ? { tempDirIsExample: true } : {}),
+  }
 }
 
 /** Everything `explain` reports, as one JSON-able object. */
@@ -38,6 +73,15 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
       backend: 'none',
       why: 'danger-full-access never asks a sandbox backend: the command runs unconfined',
     }
+  }
+  if (flags.backends?.length === 1 && flags.backends[0] === 'seatbelt' && process.platform !== 'darwin') {
+    // Off macOS nothing can run it, but the profile a Mac would apply is the same pure rendering.
+    return seatbeltReport(policy, {
+      tempDir: path.join(os.tmpdir(), 'cordon-tmp-example'),
+      verified: false,
+      exampleTempDir: true,
+      why: `seatbelt was asked for (--backend seatbelt); it runs only on macOS (this is ${process.platform}), so this is the profile a Mac would apply, rendered here and never enforced`,
+    })
   }
   const sandbox = await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
   try {
@@ -62,9 +106,18 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
         capabilities: caps,
       }
     }
-    const plan = confined.plan as ConfinementPlan
-    const capability = caps.backends[plan.backend]
-    const why = `${plan.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${plan.account.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
+    const chosen = confined.plan as NonNullable<ConfinedSpawn['plan']>
+    const capability = caps.backends[chosen.backend]
+    const why = `${chosen.backend} is the first backend of the chain (${caps.chain.join(' > ')}) that is usable here and enforces ${policy.mode} ${chosen.account.enforcement === 'full' ? 'fully' : 'partially (the best available)'}`
+    if (chosen.backend === 'seatbelt') {
+      return seatbeltReport(policy, {
+        tempDir: chosen.tempDir ?? path.join(os.tmpdir(), 'cordon-tmp-example'),
+        verified: chosen.verified,
+        exampleTempDir: chosen.tempDir === undefined,
+        why,
+      })
+    }
+    const plan: ConfinementPlan = chosen
     const seccomp = seccompRulesFor(plan.seccomp.input)
     const s = plan.steps
     return {
@@ -149,8 +202,11 @@ export function renderExplanation(report: Record<string, unknown>): string {
     namespaces?: { ipc: boolean; net: boolean; user: boolean }
     steps?: { capabilities: string; supervisor: string; rlimits?: { resource: number; soft: number; hard: number }[] }
     bubblewrap?: { version?: string; argv: string[] }
+    seatbelt?: { profile: string; argv: string[] }
+    verified?: boolean
     tempDir?: string
     spillDir?: string
+    tempDirIsExample?: boolean
     hidden?: { paths: string[]; notHidden: string[]; defaultsOff: string[] }
     protected?: string[]
     environment?: { mode: string; dropped: { name: string; rule: string }[] }
@@ -158,7 +214,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
   const p = r.policy
   const lines = [
     `policy: mode ${p.mode}, root ${p.workspaceRoot}, network ${p.network ?? DEFAULT_NETWORK_POLICY}${p.writableRoots?.length ? `, writable ${p.writableRoots.join(', ')}` : ''}`,
-    `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}`,
+    `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}${r.backend === 'seatbelt' ? (r.verified ? ', verified by the probe' : ', unverified (its canary has not run on a Mac)') : ''}`,
   ]
   if (r.why) lines.push(`why: ${r.why}`)
   if (r.error) lines.push(`error: ${r.error.message}`)
@@ -191,12 +247,22 @@ export function renderExplanation(report: Record<string, unknown>): string {
       `  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
     )
   }
+  if (r.seatbelt) {
+    lines.push(`seatbelt launch: ${r.seatbelt.argv.join(' ')}`)
+    lines.push('seatbelt profile (<profile> above, exactly as sandbox-exec -p receives it):')
+    lines.push(r.seatbelt.profile.replace(/\n$/, ''))
+  }
   if (r.steps) {
     lines.push(`capabilities: ${r.steps.capabilities}; no_new_privs`)
     lines.push(`limits: ${(r.steps.rlimits ?? []).map((l) => `rlimit ${l.resource} = ${l.soft}`).join(', ')}`)
     lines.push(`supervisor: ${r.steps.supervisor}`)
   }
-  if (r.tempDir) lines.push(`TMPDIR: ${r.tempDir} (this session's private temp dir)`)
+  if (r.tempDir)
+    lines.push(
+      r.tempDirIsExample
+        ? `TMPDIR: ${r.tempDir} (an example: each session gets its own private temp dir)`
+        : `TMPDIR: ${r.tempDir} (this session's private temp dir)`,
+    )
   if (r.spillDir) lines.push(`spill: ${r.spillDir} (this session's spill files, readable by its commands)`)
   if (r.hidden) {
     const h = r.hidden

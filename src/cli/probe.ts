@@ -6,14 +6,29 @@ import { parseWith } from './policy-options.js'
 /** `cordon probe --help`. */
 export const PROBE_HELP = `Usage: cordon probe [--json]
 
-Probes every sandbox backend with a canary that must be denied a write, and prints, per
-backend: usable or why not, version, effect classes governed per mode, limitations, the
-probe's time, and what to do about each failure.
+Probes every sandbox backend with a canary that must be denied a write, and prints the spawn
+path in use (native addon or portable node:child_process) and why, then per backend: usable or
+why not, version, effect classes governed per mode, limitations, the probe's time, and what to
+do about each failure.
 `
+
+/** The spawn path line(s): which path runs commands and why, and the helper it supervises with. */
+function spawnPathLines(caps: SandboxCapabilities): string[] {
+  const s = caps.spawnPath
+  if (!s) return []
+  if (s.path === 'native') return [`spawn path: native (${s.reason})`]
+  return [
+    `spawn path: portable, node:child_process (${s.reason})`,
+    s.helper
+      ? `  supervised runs: cordon-exec init (${s.helper})`
+      : '  supervised runs: no cordon-exec helper, so a background job is its process group only (a descendant that calls setsid escapes terminate)',
+  ]
+}
 
 /** The probe as text a person reads. */
 export function renderCapabilities(caps: SandboxCapabilities): string {
   const lines: string[] = [`platform: ${caps.platform}; chain: ${caps.chain.join(' > ') || '(none)'}`]
+  lines.push(...spawnPathLines(caps))
   for (const name of caps.chain) {
     const cap = caps.backends[name]
     if (!cap) continue
@@ -22,6 +37,12 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
       `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`,
     )
     if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
+    if (name === 'seatbelt')
+      lines.push(
+        cap.verified
+          ? '  verified: yes (its canary ran under sandbox-exec here and was refused what it must be)'
+          : '  verified: no (unverified until its canary has run on a Mac)',
+      )
     if (cap.enforcement) {
       for (const [mode, e] of Object.entries(cap.enforcement)) {
         lines.push(
@@ -31,6 +52,12 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
     }
     for (const limit of cap.limitations) lines.push(`  limitation: ${limit}`)
     if (cap.remedy) lines.push(`  remedy: ${cap.remedy}`)
+  }
+  if (!caps.chain.includes('seatbelt')) {
+    lines.push(
+      '',
+      'seatbelt: not in this platform’s chain (macOS only); unverified until its canary has run on a Mac; `cordon explain --backend seatbelt` prints the profile a Mac would apply',
+    )
   }
   return `${lines.join('\n')}\n`
 }

@@ -7,8 +7,11 @@ import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from './voc
 /** The backends cordon can drive on Linux, in preference order (Landlock is the fastest). */
 export const SANDBOX_BACKENDS = ['landlock', 'bubblewrap'] as const
 
+/** Every backend cordon knows, on any platform: Linux's, then macOS's Seatbelt. */
+export const ALL_SANDBOX_BACKENDS = ['landlock', 'bubblewrap', 'seatbelt'] as const
+
 /** A backend's name. */
-export type SandboxBackendName = (typeof SANDBOX_BACKENDS)[number]
+export type SandboxBackendName = (typeof ALL_SANDBOX_BACKENDS)[number]
 
 /** Whether one effect class holds for a plan, and how (or why not), in words a person can act on. */
 export interface ClassVerdict {
@@ -62,6 +65,16 @@ export interface BackendCapability {
   probeMs: number
   /** The runner failure that made it unusable, when a confinement step failed. */
   failure?: { stage: string; errno: number; code: string }
+  /** Seatbelt: a canary ran under sandbox-exec on this host (until then the backend is unverified). */
+  verified?: boolean
+}
+
+/** The spawn path the host's runs take (see subprocess/portable-spawn-path.ts), as the probe reports it. */
+export interface SpawnPathFacts {
+  path: 'native' | 'portable'
+  reason: string
+  /** The cordon-exec helper, when one exists. */
+  helper?: string
 }
 
 /** Every probed backend, in the order they were asked for. */
@@ -70,4 +83,6 @@ export interface SandboxCapabilities {
   /** The chain probed, in preference order. */
   chain: SandboxBackendName[]
   backends: Partial<Record<SandboxBackendName, BackendCapability>>
+  /** The spawn path the probe's canaries (and the host's runs) take. */
+  spawnPath?: SpawnPathFacts
 }

@@ -9,6 +9,7 @@ import { InvalidRequestError } from '../policy/errors.js'
 import { findProgram } from '../subprocess/program-path.js'
 import type { RulesetReference, SubprocessOutputMode, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv, WRAPPED_FDS } from './bubblewrap.js'
+import { rulesetArgs } from './landlock.js'
 import { type ConfinementPlan, initArgs } from './plan.js'
 
 /** A collected stream's spill goes to the session's spill dir (its commands may read it), unless it names one. */
@@ -71,7 +72,14 @@ export function bubblewrapSpec(
       graceMs: spec.graceMs,
       background: spec.supervise === true,
       terminal: tools.terminal,
-      ruleset: ruleset === undefined ? [] : ['--ruleset-fd', String(WRAPPED_FDS.ruleset)],
+      // Without a host-built ruleset (no addon: the portable spawn path) cordon-exec builds the
+      // same domain from the plan's rules, each checked against the inode it was planned for.
+      ruleset:
+        ruleset !== undefined
+          ? ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
+          : plan.ruleset !== undefined
+            ? rulesetArgs(plan.ruleset)
+            : [],
     }),
     '--',
     found.path,

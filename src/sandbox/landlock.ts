@@ -116,11 +116,15 @@ export interface RulesetEntry {
   path: string
   rights: number
   origin: RuleOrigin
+  /** Where the same inode is seen inside bubblewrap, when elsewhere (the session's shm dir at /dev/shm). */
+  insidePath?: string
 }
 
 /** One rule of a ruleset: the path, its rights, and the (dev, ino) it was computed for. */
 export interface LandlockRule {
   path: string
+  /** The path cordon-exec opens inside bubblewrap, when not `path` (its dev and ino are checked all the same). */
+  insidePath?: string
   allowed: number
   directory: boolean
   dev: number
@@ -187,6 +191,7 @@ export function planRuleset(
     if (allowed === 0) continue
     rules.push({
       path: entry.path,
+      ...(entry.insidePath === undefined ? {} : { insidePath: entry.insidePath }),
       allowed,
       directory: info.directory,
       dev: info.dev,
@@ -258,6 +263,7 @@ export function rulesetArgs(plan: LandlockRulesetPlan): string[] {
     '--landlock',
     `${plan.handledFs.toString(16)}:${plan.handledNet.toString(16)}:${plan.scoped.toString(16)}:${plan.attrSize}`,
   ]
-  for (const r of plan.rules) args.push('--rule', `${r.allowed.toString(16)}:${r.dev}:${r.ino}:${r.path}`)
+  for (const r of plan.rules)
+    args.push('--rule', `${r.allowed.toString(16)}:${r.dev}:${r.ino}:${r.insidePath ?? r.path}`)
   return args
 }

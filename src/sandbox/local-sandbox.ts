@@ -14,7 +14,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
-import { SANDBOX_BACKENDS } from '../policy/backends.js'
 import { DEFAULT_RULESET_CACHE_SIZE, PLAN_MEMO_SIZE } from '../policy/defaults.js'
 import { errnoName, SandboxUnavailableError } from '../policy/errors.js'
 import { grantsFor, type SandboxGrants } from '../policy/grants.js'
@@ -35,6 +34,7 @@ import {
   type SessionDirs,
   sweepStaleSessions,
 } from '../subprocess/private-layout.js'
+import { portableHostCapabilities } from '../subprocess/portable-host.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
 import type { BubblewrapMounts } from './bubblewrap.js'
@@ -49,7 +49,9 @@ import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
 import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
 import { type RunAs, reachableBy, runAsFor } from './run-as.js'
-import { type BackendChoice, selectBackend } from './select.js'
+import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './seatbelt-plan.js'
+import { renderSeatbeltProfile } from './seatbelt.js'
+import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 import { socketMasksFor } from './socket-masks.js'
 
 const NO_PROTECTED: ProtectedSet = { paths: [], parents: [], stamps: [] }
@@ -58,7 +60,7 @@ let swept = false
 
 /** Options for LocalSandbox.create. */
 export interface LocalSandboxOptions {
-  /** The backend chain, in preference order; default every backend of this platform. */
+  /** The backend chain, in preference order; default every backend of this platform (select.ts `defaultChain`). */
   backends?: readonly SandboxBackendName[]
   /** Use these verdicts instead of probing (tests, or a harness that probed elsewhere). */
   capabilities?: SandboxCapabilities
@@ -82,7 +84,7 @@ export interface ConfinedSpawn {
   /** The session's spill dir (readable by its commands): a spec's `spill.dir` for its runs. */
   spillDir?: string
   /** The plan the spec carries (absent only for `danger-full-access`). */
-  plan?: ConfinementPlan
+  plan?: ConfinementPlan | SeatbeltPlan
 }
 
 /** 0 for a backend that gives each session a private /dev/shm (bubblewrap), 1 otherwise. */
@@ -134,7 +136,7 @@ export class LocalSandbox {
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
   static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
-    const chain = options.backends ?? SANDBOX_BACKENDS
+    const chain = options.backends ?? defaultChain()
     const capabilities = options.capabilities ?? (await probeBackends(chain, { searchPath: options.searchPath }))
     let native: NativeAddon | undefined
     if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
@@ -163,7 +165,9 @@ export class LocalSandbox {
         ? { ...this.capabilities, chain: [...this.capabilities.chain].sort((a, b) => shmRank(a) - shmRank(b)) }
         : this.capabilities
     return selectBackend(caps, policy, (name, capability) =>
-      accountFor(name, factsOf(name, capability, policy), { ...policy, shield }),
+      name === 'seatbelt'
+        ? seatbeltAccount(policy, renderSeatbeltProfile(grantsFor(policy)), capability.verified === true)
+        : accountFor(name, factsOf(name, capability, policy), { ...policy, shield }),
     )
   }
 
@@ -173,7 +177,7 @@ export class LocalSandbox {
    * when nothing can enforce the policy, InvalidRequestError for refused roots, RootChangedError
    * for a root of this session that was replaced since it was first used.
    */
-  plan(policy: SandboxExecutionPolicy): ConfinementPlan | undefined {
+  plan(policy: SandboxExecutionPolicy): ConfinementPlan | SeatbeltPlan | undefined {
     if (this.disposed) throw new Error('LocalSandbox: plan() after dispose()')
     if (!isConfinedMode(policy.mode)) {
       grantsFor(policy) // validates the policy all the same
@@ -189,10 +193,6 @@ export class LocalSandbox {
       return memo.plan
     }
     const native = this.native
-    if (!native) {
-      this.choose(confined) // a policy no backend can enforce says why first
-      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
-    }
     const runAs = runAsFor(confined, process.getuid?.())
     const owner = runAs && { uid: runAs.uid, gid: runAs.gid }
     const session = this.sessionDirsFor(policy.sessionId, owner)
@@ -205,24 +205,32 @@ export class LocalSandbox {
     const protectedSet = confined.mode === 'workspace-write' ? protectedSetFor(confined, grants) : NO_PROTECTED
     const shield = shieldOf(view.placeCount, snapshot, grants, protectedSet)
     const choice = this.choose(confined, shield)
-    const host = this.hostFor(choice, native)
+    // Only Landlock needs the addon here; bubblewrap and Seatbelt plan from host facts alone.
+    if (!native && choice.backend === 'landlock')
+      throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     const env = { ...caches.env, ...(runAs ? runAsEnv(runAs, session) : {}) }
-    const built =
-      choice.backend === 'landlock'
-        ? landlockPlan(confined, grants, host, snapshot, shield, env)
-        : bubblewrapPlan(
-            confined,
-            grants,
-            host,
-            { setuid: isSetuid(choice.capability.executable) },
-            {
-              viewEpoch: snapshot.epoch,
-              mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner),
-              shield,
-              env,
-            },
-          )
-    const plan = runAs ? asUser(built, runAs) : built
+    let plan: ConfinementPlan | SeatbeltPlan
+    if (choice.backend === 'seatbelt') {
+      plan = seatbeltPlan(confined, grants, { tempDir: session.tmp, verified: choice.capability.verified })
+    } else {
+      const host = this.hostFor(choice, native)
+      const built =
+        choice.backend === 'landlock'
+          ? landlockPlan(confined, grants, host, snapshot, shield, env)
+          : bubblewrapPlan(
+              confined,
+              grants,
+              host,
+              { setuid: isSetuid(choice.capability.executable) },
+              {
+                viewEpoch: snapshot.epoch,
+                mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner),
+                shield,
+                env,
+              },
+            )
+      plan = runAs ? asUser(built, runAs) : built
+    }
     this.plans.delete(key)
     this.plans.set(key, { plan, view, writable: writableInodes(grants), protectedSet })
     if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
@@ -235,7 +243,9 @@ export class LocalSandbox {
    * listed directories' mtimes, checked now).
    */
   private stillCurrent(memo: PlanMemo): boolean {
-    if (memo.view.current(memo.plan.backend === 'bubblewrap').epoch !== memo.plan.viewEpoch) return false
+    if (memo.plan.backend !== 'seatbelt') {
+      if (memo.view.current(memo.plan.backend === 'bubblewrap').epoch !== memo.plan.viewEpoch) return false
+    }
     if (memo.protectedSet.stamps.length > 0 && !protectedSetCurrent(memo.protectedSet)) return false
     return memo.writable.every((w) => {
       const info = statPath(w.path)
@@ -284,6 +294,16 @@ export class LocalSandbox {
       const { confinement: _ignored, ...bare } = spec
       return { spec: bare, backend: 'none' }
     }
+    if (plan.backend === 'seatbelt') {
+      const out: ConfinedSpawn = {
+        spec: seatbeltSpec(spec, plan),
+        backend: 'seatbelt',
+        enforcement: plan.account.enforcement,
+        plan,
+      }
+      if (plan.tempDir !== undefined) out.tempDir = plan.tempDir
+      return out
+    }
     const ruleset = this.rulesetFor(plan)
     const out: ConfinedSpawn = {
       spec:
@@ -302,6 +322,8 @@ export class LocalSandbox {
 
   private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {
     if (plan.ruleset === undefined) return undefined
+    // Without the addon cordon-exec builds bubblewrap's write domain itself (confine-spec.ts).
+    if (!this.rulesets && plan.backend === 'bubblewrap') return undefined
     if (!this.rulesets)
       throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the native addon is not loaded' })
     try {
@@ -327,9 +349,9 @@ export class LocalSandbox {
     return { bwrap, helper }
   }
 
-  private hostFor(choice: BackendChoice, native: NativeAddon): PlanHost {
+  private hostFor(choice: BackendChoice, native: NativeAddon | undefined): PlanHost {
     const cap = choice.capability
-    return landlockHost(native, {
+    return landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
       abi: cap.abi ?? 0,
       seccomp: cap.seccomp === true,
       supervisor: cap.supervisor === true,
@@ -390,7 +412,7 @@ export class LocalSandbox {
 
 /** A plan remembered for its policy, with what makes it stale. */
 interface PlanMemo {
-  plan: ConfinementPlan
+  plan: ConfinementPlan | SeatbeltPlan
   view: ReadView
   protectedSet: ProtectedSet
   /** Every writable path (temp dir included) and the inode it was when planned. */

@@ -56,7 +56,7 @@ export const RLIMIT = { FSIZE: 1, CORE: 4, NPROC: 6, AS: 9 } as const
 
 /** The plan of one policy on one backend. */
 export interface ConfinementPlan {
-  backend: SandboxBackendName
+  backend: Exclude<SandboxBackendName, 'seatbelt'>
   policy: SandboxPolicy
   account: EnforcementAccount
   grants: SandboxGrants
@@ -199,7 +199,14 @@ export function bubblewrapPlan(
     ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
     ...(shm === undefined
       ? []
-      : [{ path: shm, rights: rightsFor(GRANT_TABLE.writableAccess), origin: 'writable' as const }]),
+      : [
+          {
+            path: shm,
+            insidePath: '/dev/shm',
+            rights: rightsFor(GRANT_TABLE.writableAccess),
+            origin: 'writable' as const,
+          },
+        ]),
     ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
   ]
   const ruleset =

@@ -24,6 +24,7 @@ import {
 } from '../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
+import { helperLandlockAbi, portableHostCapabilities } from '../subprocess/portable-host.js'
 import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
@@ -137,17 +138,13 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: REMEDY_INSTALL_BUBBLEWRAP,
     })
   }
-  let native: NativeAddon
+  // Without the addon (the portable spawn path) cordon-exec inside still layers everything: it
+  // builds the Landlock write domain from --rule arguments and reports the kernel's ABI itself.
+  let native: NativeAddon | undefined
   try {
     native = options.native ?? loadNative()
-  } catch (error) {
-    return done({
-      executable: bwrap,
-      version,
-      usable: false,
-      reason: `the native addon could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
-      remedy: REMEDY_BUILD_HELPER,
-    })
+  } catch {
+    native = undefined
   }
   const helper = helperPath()
   if (helper === undefined) {
@@ -159,7 +156,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: REMEDY_BUILD_HELPER,
     })
   }
-  const abi = Math.max(0, native.landlockAbi())
+  const abi = native ? Math.max(0, native.landlockAbi()) : helperLandlockAbi(helper)
   const setuid = (fs.statSync(bwrap).mode & 0o4000) !== 0
   let facts = { abi, seccomp: true }
   let verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
@@ -227,7 +224,7 @@ type CanaryVerdict =
   | { ran: false; stage: string; errno: number; line?: string | undefined }
 
 async function canaryFor(
-  native: NativeAddon,
+  native: NativeAddon | undefined,
   tools: { bwrap: string; helper: string; setuid: boolean },
   facts: { abi: number; seccomp: boolean },
   options: BubblewrapProbeOptions,
@@ -235,11 +232,16 @@ async function canaryFor(
   const scratch = canaryDir()
   let handle: RulesetHandle | undefined
   try {
-    const host = landlockHost(native, { abi: facts.abi, seccomp: facts.seccomp, supervisor: true, namespaces: true })
+    const host = landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
+      abi: facts.abi,
+      seccomp: facts.seccomp,
+      supervisor: true,
+      namespaces: true,
+    })
     const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
     const grants = grantsFor(policy, { tempDir: scratch.allowed })
     const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid })
-    if (plan.ruleset) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
+    if (plan.ruleset && native) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
     const spec = bubblewrapSpec(
       {
         argv: [tools.helper, 'canary', scratch.dir, String(process.pid)],
@@ -271,7 +273,7 @@ async function canaryFor(
   } catch (error) {
     return { ran: false, stage: 'landlock', errno: (error as { errno?: number }).errno ?? 0 }
   } finally {
-    handle?.close(native)
+    if (native) handle?.close(native)
     scratch.dispose()
   }
 }

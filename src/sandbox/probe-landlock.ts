@@ -81,7 +81,7 @@ export function accountsFor(
 
 /** The host facts a Landlock plan needs, from the addon and what the probe found. */
 export function landlockHost(
-  native: NativeAddon,
+  native: Pick<NativeAddon, 'hostCapabilities'>,
   facts: { abi: number; seccomp: boolean; supervisor: boolean; namespaces: boolean },
 ): PlanHost {
   const caps = native.hostCapabilities()

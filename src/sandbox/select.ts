@@ -2,12 +2,16 @@
  * Backend choice: from the probe's verdicts and one policy, the backend that runs it and the
  * enforcement it gets. The first backend of the chain that enforces the policy `full` wins, else
  * the first usable `partial` one (unless the policy demands `full`), else SANDBOX_UNAVAILABLE.
+ *
+ * The chain is the platform's: Linux offers landlock then bubblewrap, macOS offers seatbelt
+ * (always `partial`: no subreaper, no resource limits in SBPL), any other platform nothing.
  */
-import type {
-  BackendCapability,
-  EnforcementAccount,
-  SandboxBackendName,
-  SandboxCapabilities,
+import {
+  type BackendCapability,
+  type EnforcementAccount,
+  SANDBOX_BACKENDS,
+  type SandboxBackendName,
+  type SandboxCapabilities,
 } from '../policy/backends.js'
 import { SandboxUnavailableError } from '../policy/errors.js'
 import type { SandboxEnforcement, SandboxPolicy } from '../policy/vocabulary.js'
@@ -18,6 +22,13 @@ export interface BackendChoice {
   enforcement: SandboxEnforcement
   account: EnforcementAccount
   capability: BackendCapability
+}
+
+/** The default backend chain of `platform`, in preference order (empty where cordon has none). */
+export function defaultChain(platform: NodeJS.Platform = process.platform): SandboxBackendName[] {
+  if (platform === 'linux') return [...SANDBOX_BACKENDS]
+  if (platform === 'darwin') return ['seatbelt']
+  return []
 }
 
 /** The account a usable backend gives one policy (from the probe's facts). */
@@ -51,7 +62,7 @@ export function selectBackend(
   if (partial && policy.requireEnforcement !== 'full') return partial
   const reason =
     capabilities.chain.length === 0
-      ? 'no sandbox backend is configured for this platform'
+      ? `no sandbox backend is configured for this platform (${capabilities.platform})`
       : partial
         ? `the policy requires full enforcement and no backend gives it (${why.join('; ')})`
         : `no sandbox backend is usable on this host (${why.join('; ')})`

@@ -6,6 +6,7 @@
  * the backend's denial text and the plan's writable set (facts.ts).
  */
 import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } from '../policy/errors.js'
+import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from './facts.js'
@@ -44,9 +45,14 @@ export function runnerFailureToError<E>(error: E, mode: SandboxMode): SandboxUna
   })
 }
 
+/** What a run's verdict reads of its plan: every backend's plan (Seatbelt's too) has these. */
+export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' | 'writable'> {
+  backend: SandboxBackendName
+}
+
 /** The facts of a finished (or failed) confined run under `plan`. */
 export function runVerdict(
-  plan: ConfinementPlan,
+  plan: VerdictPlan,
   run: { exitCode: number | null; stderr: string; cwd: string; command?: string | undefined; runnerFailed?: boolean },
 ): RunVerdict {
   const runnerFailed = run.runnerFailed === true

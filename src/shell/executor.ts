@@ -9,8 +9,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
-import type { ConfinementPlan } from '../sandbox/plan.js'
-import { runnerFailureToError, runVerdict } from '../sandbox/verdict.js'
+import { runnerFailureToError, runVerdict, type VerdictPlan } from '../sandbox/verdict.js'
 import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
@@ -35,7 +34,7 @@ export interface ShellSandbox {
   confine(
     spec: SubprocessSpawnSpec,
     policy: SandboxExecutionPolicy,
-  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; plan?: ConfinementPlan }
+  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; plan?: VerdictPlan }
 }
 
 /** Everything `new LocalShellExecutor(...)` accepts. */

@@ -5,7 +5,7 @@
  * not on the executor that constructs it (no import cycle).
  */
 import type { SandboxMode } from '../policy/vocabulary.js'
-import type { ConfinementPlan } from '../sandbox/plan.js'
+import type { VerdictPlan } from '../sandbox/verdict.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import type { ShellExecSpec, ShellSandboxInfo } from './types.js'
 
@@ -14,7 +14,7 @@ export interface PreparedSpawn {
   spec: SubprocessSpawnSpec
   mode: SandboxMode | undefined
   /** The confinement plan (absent when unsandboxed or danger-full-access). */
-  plan: ConfinementPlan | undefined
+  plan: VerdictPlan | undefined
 }
 
 /** How a run's spawn is prepared. */

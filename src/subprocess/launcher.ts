@@ -165,3 +165,8 @@ function retire(native: NativeAddon, z: Zygote): void {
     native.closeFd(z.control) // EOF: the zygote exits; its watch reaps it
   }
 }
+
+/** The pids of the launchers that run (tests, leak checks). */
+export function launcherPids(): number[] {
+  return [...zygotes.values()].filter((z) => z.alive).map((z) => z.pid)
+}

@@ -6,6 +6,9 @@
  * (`launched`, `wrapped`: see launch-kind.ts), whose own exit means "tree gone". A supervisor
  * reports the command's exit on a status pipe and owns termination: the host signals it, it
  * forwards to the whole tree and escalates to SIGKILL after the grace.
+ *
+ * Children start through a ChildSpawner: the native addon (the default), or node:child_process
+ * on the portable path (portable-spawner.ts); everything else here is the same for both.
  */
 import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
@@ -14,6 +17,7 @@ import { isSpawnError, SpawnError, type SpawnStage } from '../policy/errors.js'
 import {
   type Child,
   type ChildExit,
+  type ChildOptions,
   type ChildReader,
   childOf,
   programOf,
@@ -23,7 +27,7 @@ import {
   startChild,
 } from './child.js'
 import { OutputCollector } from './collect.js'
-import { type LaunchKind, nativePlanOf, openRuleset } from './launch-kind.js'
+import { type LaunchKind, launchKindOf, nativePlanOf, openRuleset } from './launch-kind.js'
 import { launch } from './launcher.js'
 import { loadNative, Slot, type SlotValue } from './native.js'
 import { groupAlive } from './process-group.js'
@@ -36,6 +40,66 @@ import type {
   SubprocessSpawnSpec,
 } from './types.js'
 
+/** A process a wrapper named (its supervisor inside), held for signals until released. */
+export interface PinnedProcess {
+  signal(signal: number): void
+  release(): void
+}
+
+/** A supervised run as a spawner without the native launcher starts it. */
+export interface SupervisedLaunch {
+  argv: readonly string[]
+  env: readonly string[]
+  cwd: string
+  stdio: ChildOptions['stdio']
+  graceMs: number
+  background: boolean
+  /** The spec carries a Landlock plan (only the native launcher can run it). */
+  landlock: boolean
+  onread: ChildOptions['onread']
+}
+
+/**
+ * How children start: the native addon (clone child, pidfds, the launcher) or node:child_process
+ * (portable-spawner.ts). Everything else a ManagedProcess does (collection, spill, exit facts,
+ * termination, the wait for the tree) is the same for both.
+ */
+export interface ChildSpawner {
+  readonly path: 'native' | 'portable'
+  /** The cordon-exec helper the spawner supervises with (portable), when one exists. */
+  readonly helper?: string | undefined
+  /** How `spec` starts on this spawner. */
+  kindOf(spec: SubprocessSpawnSpec): LaunchKind
+  /** Starts a direct or wrapped child; throws SpawnError before anything ran. */
+  startChild(options: ChildOptions, kind: LaunchKind): Child
+  /** Starts a launched run without the native launcher; absent: the native launcher runs it. */
+  launch?(launch: SupervisedLaunch): Child
+  /** Pins the supervisor a wrapper names by pid; undefined when it is already gone. */
+  pin(pid: number): PinnedProcess | undefined
+}
+
+/** The native spawner: the addon's clone child, its launcher, pidfds. */
+export const NATIVE_SPAWNER: ChildSpawner = {
+  path: 'native',
+  kindOf: launchKindOf,
+  startChild,
+  pin(pid) {
+    const native = loadNative()
+    const fd = native.pidfdOpen(pid)
+    if (fd < 0) return undefined
+    let open = true
+    return {
+      signal(signal) {
+        if (open) native.pidfdSignal(fd, signal)
+      },
+      release() {
+        if (open) native.closeFd(fd)
+        open = false
+      },
+    }
+  },
+}
+
 /** Everything a ManagedProcess needs beyond the spec (the runtime prepares it). */
 export interface ManagedProcessInit {
   spec: SubprocessSpawnSpec
@@ -46,6 +110,8 @@ export interface ManagedProcessInit {
   spillDir: () => string
   /** Called once the tree is known to be gone (the runtime drops the handle). */
   onTreeGone: (process: ManagedProcess) => void
+  /** How children start (default: the native addon). */
+  spawner?: ChildSpawner | undefined
 }
 
 /** How the host's own stdout/stderr is handed to a child: directly, or relayed through a pipe. */
@@ -155,6 +221,12 @@ function readLines(socket: Socket | undefined, onLine: (line: string) => void, o
   socket.on('close', onEnd)
 }
 
+/** Whether `spec`'s argv[0] is a sandbox's wrapper (bwrap, sandbox-exec) rather than the command. */
+function confinedWrapper(spec: SubprocessSpawnSpec): boolean {
+  const backend = spec.confinement?.backend
+  return backend === 'bubblewrap' || backend === 'seatbelt'
+}
+
 /** A live process tree; see SubprocessHandle for the contract of each member. */
 export class ManagedProcess implements SubprocessHandle {
   readonly pid: number
@@ -175,8 +247,9 @@ export class ManagedProcess implements SubprocessHandle {
   private killTimer: NodeJS.Timeout | undefined
   private readonly abortListener: (() => void) | undefined
   /** wrapped: the supervisor inside the wrapper, once the wrapper names it; signals wait for it. */
-  private innerPidfd: number | undefined
+  private inner: PinnedProcess | undefined
   private readonly pendingSignals: number[] = []
+  private readonly spawner: ChildSpawner
 
   constructor(init: ManagedProcessInit) {
     const { spec } = init
@@ -184,6 +257,7 @@ export class ManagedProcess implements SubprocessHandle {
     this.command = spec.argv[0]
     this.graceMs = spec.graceMs
     this.onTreeGone = init.onTreeGone
+    this.spawner = init.spawner ?? NATIVE_SPAWNER
     const confined = spec.confinement !== undefined
     const wiring = {
       stdout: wiringOf(spec.stdio.stdout, 1, confined),
@@ -294,6 +368,18 @@ export class ManagedProcess implements SubprocessHandle {
     const { spec } = init
     const stdinSlot: SlotValue = spec.stdio.stdin === 'ignore' ? Slot.Null : Slot.Pipe
     const slotOf = (w: OutputWiring): SlotValue => (w === 'inherit' ? Slot.Inherit : Slot.Pipe)
+    if (this.kind === 'launched' && this.spawner.launch) {
+      return this.spawner.launch({
+        argv: spec.argv,
+        env: init.env,
+        cwd: spec.cwd,
+        stdio: [stdinSlot, slotOf(wiring.stdout), slotOf(wiring.stderr)],
+        graceMs: spec.graceMs,
+        background: spec.supervise === true,
+        landlock: spec.confinement?.backend === 'landlock',
+        onread: readers,
+      })
+    }
     if (this.kind === 'launched') return this.launchRun(init, wiring, readers)
     const extra: SlotValue[] = []
     if (this.kind === 'wrapped') {
@@ -302,18 +388,21 @@ export class ManagedProcess implements SubprocessHandle {
       if (rulesetFd !== undefined) extra.push(rulesetFd)
     }
     try {
-      return startChild({
-        argv: spec.argv,
-        env: init.env,
-        cwd: spec.cwd,
-        stdio: [stdinSlot, slotOf(wiring.stdout), slotOf(wiring.stderr)],
-        extra,
-        confinement: nativePlanOf(spec.confinement?.steps),
-        onread: readers,
-      })
+      return this.spawner.startChild(
+        {
+          argv: spec.argv,
+          env: init.env,
+          cwd: spec.cwd,
+          stdio: [stdinSlot, slotOf(wiring.stdout), slotOf(wiring.stderr)],
+          extra,
+          confinement: nativePlanOf(spec.confinement?.steps),
+          onread: readers,
+        },
+        this.kind,
+      )
     } catch (error) {
-      // The wrapper (bwrap) itself could not be exec'd: the sandbox's runner is missing.
-      if (this.kind === 'wrapped' && isSpawnError(error) && error.stage === 'exec') {
+      // The wrapper (bwrap, sandbox-exec) itself could not be exec'd: the sandbox's runner is missing.
+      if (confinedWrapper(spec) && isSpawnError(error) && error.stage === 'exec') {
         throw new SpawnError({
           stage: 'launcher',
           errno: error.errno,
@@ -436,7 +525,8 @@ export class ManagedProcess implements SubprocessHandle {
     stderr: OutputCollector | undefined,
   ): Promise<ChildExit | undefined> {
     return new Promise((resolve, reject) => {
-      let started = this.kind === 'launched'
+      // The native launcher answers once the command exec'd; a supervisor the host started itself says "started".
+      let started = this.kind === 'launched' && this.spawner.launch === undefined
       let settled = false
       const settle = (exit: ChildExit | SpawnError) => {
         if (settled) return
@@ -483,11 +573,11 @@ export class ManagedProcess implements SubprocessHandle {
       json,
       (line) => {
         const match = /"child-pid"\s*:\s*(\d+)/.exec(line)
-        if (!match || this.innerPidfd !== undefined || this.treeGone) return
-        const fd = loadNative().pidfdOpen(Number(match[1]))
-        if (fd < 0) return
-        this.innerPidfd = fd
-        for (const sig of this.pendingSignals.splice(0)) loadNative().pidfdSignal(fd, sig)
+        if (!match || this.inner !== undefined || this.treeGone) return
+        const inner = this.spawner.pin(Number(match[1]))
+        if (inner === undefined) return
+        this.inner = inner
+        for (const sig of this.pendingSignals.splice(0)) inner.signal(sig)
       },
       () => {},
     )
@@ -498,8 +588,8 @@ export class ManagedProcess implements SubprocessHandle {
     this.treeGone = true
     if (this.killTimer) clearTimeout(this.killTimer)
     this.killTimer = undefined
-    if (this.innerPidfd !== undefined) loadNative().closeFd(this.innerPidfd)
-    this.innerPidfd = undefined
+    this.inner?.release()
+    this.inner = undefined
     this.onTreeGone(this)
   }
 
@@ -521,7 +611,7 @@ export class ManagedProcess implements SubprocessHandle {
     }
     if (this.kind === 'wrapped') {
       // bwrap does not forward signals: they go to the supervisor inside, once it is known.
-      if (this.innerPidfd !== undefined) loadNative().pidfdSignal(this.innerPidfd, signalNumber(signal))
+      if (this.inner !== undefined) this.inner.signal(signalNumber(signal))
       else this.pendingSignals.push(signalNumber(signal))
       return
     }

@@ -3,7 +3,7 @@
  * Everything above calls these functions through `loadNative()`; nothing else touches the addon.
  */
 import { createRequire } from 'node:module'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -87,6 +87,9 @@ export interface NativeAddon {
 /** The package root (holds binding.gyp, build/, prebuilds/), from src/ or dist/ alike. */
 export const packageRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
+/** Set to `off` to make the addon unloadable (a host where it cannot load: tests, or a deliberate choice). */
+export const ADDON_ENV = 'CORDON_ADDON'
+
 /** Thrown when no addon binary can be loaded; lists every path tried and how to build one. */
 export class NativeLoadError extends Error {
   override readonly name = 'NativeLoadError'
@@ -100,7 +103,7 @@ export class NativeLoadError extends Error {
         `Tried:\n${tried.map((p) => `  - ${p}`).join('\n')}\n` +
         `Build it from source with \`npm run build:native\` (needs python3, make and a C++ compiler; ` +
         `on Debian: apt-get install -y python3 make g++), or reinstall the package so its install ` +
-        `script (node-gyp-build) builds it.` +
+        `script builds it. Without it cordon uses the portable spawn path (node:child_process).` +
         (cause instanceof Error ? `\nLast error: ${cause.message}` : ''),
       { cause },
     )
@@ -114,41 +117,112 @@ export function isNativeLoadError(value: unknown): value is NativeLoadError {
   return v.name === 'NativeLoadError' && v.code === 'CORDON_NATIVE_MISSING' && Array.isArray(v.tried)
 }
 
-/** Every place a binary may live, in node-gyp-build's order, for the error message. */
-function candidatePaths(root: string): string[] {
-  const paths = [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]
-  const prebuilds = join(root, 'prebuilds', `${process.platform}-${process.arch}`)
-  if (existsSync(prebuilds)) {
-    for (const f of readdirSync(prebuilds)) if (f.endsWith('.node')) paths.push(join(prebuilds, f))
-  } else {
-    paths.push(join(prebuilds, '*.node'))
+/** The prebuild directory of this platform (`prebuilds/linux-x64`). */
+function prebuildDir(root: string): string {
+  return join(root, 'prebuilds', `${process.platform}-${process.arch}`)
+}
+
+/** Whether this process runs on musl (Alpine and the like): glibc builds do not load there. */
+function isMusl(): boolean {
+  if (process.platform !== 'linux') return false
+  // ldd names its libc (cheap); the process report knows for sure but costs ~10 ms.
+  try {
+    const ldd = readFileSync('/usr/bin/ldd', 'latin1')
+    if (ldd.includes('musl')) return true
+    if (ldd.includes('GNU C Library') || ldd.includes('GLIBC')) return false
+  } catch {
+    // no ldd: ask the report
   }
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined
+  return report?.header?.glibcVersionRuntime === undefined
+}
+
+/**
+ * Every place a binary may live, in the order tried: a local build (build/Release, build/Debug)
+ * first, because it exists only when someone compiled this tree and is newer than any prebuild;
+ * then this platform's prebuilds, the libc-tagged one of this libc first, an untagged one next.
+ * A candidate that exists but does not load (another libc, a broken build) falls through.
+ */
+export function candidatePaths(root: string = packageRoot): string[] {
+  return [...localCandidates(root), ...prebuildCandidates(root)]
+}
+
+/** The local build's candidates (none under PREBUILDS_ONLY, as node-gyp-build has it). */
+function localCandidates(root: string): string[] {
+  if (process.env.PREBUILDS_ONLY !== undefined) return []
+  return [join(root, 'build', 'Release', 'cordon.node'), join(root, 'build', 'Debug', 'cordon.node')]
+}
+
+/** This platform's prebuilds, the libc-tagged one of this libc first. */
+function prebuildCandidates(root: string): string[] {
+  const paths: string[] = []
+  const dir = prebuildDir(root)
+  let files: string[] = []
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.node'))
+  } catch {
+    paths.push(join(dir, '*.node'))
+  }
+  // The libc is asked only when prebuilds exist (the report costs a few ms).
+  const libc = files.length > 0 && isMusl() ? 'musl' : 'glibc'
+  const otherLibc = libc === 'musl' ? 'glibc' : 'musl'
+  files = files.filter((f) => !f.includes(`.${otherLibc}.`))
+  const rank = (f: string) => (f.includes(`.${libc}.`) ? 0 : 1)
+  for (const f of files.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) paths.push(join(dir, f))
   return paths
 }
 
 const require = createRequire(import.meta.url)
-const cache = new Map<string, NativeAddon>()
+const cache = new Map<string, { addon: NativeAddon; path: string }>()
 
 /** Loads the addon from `root` (default: this package) once; throws NativeLoadError listing every path tried. */
 export function loadNative(root: string = packageRoot): NativeAddon {
-  const cached = cache.get(root)
-  if (cached) return cached
-  let addon: NativeAddon
-  try {
-    const nodeGypBuild = require('node-gyp-build') as (dir: string) => NativeAddon
-    addon = nodeGypBuild(root)
-  } catch (error) {
-    throw new NativeLoadError(candidatePaths(root), error)
-  }
-  cache.set(root, addon)
-  return addon
+  return loadNativeWithPath(root).addon
 }
 
-/** The path of the `cordon-exec` helper beside the loaded addon, or undefined when it was not built. */
+/** The addon and the file it was loaded from; throws NativeLoadError listing every path tried. */
+export function loadNativeWithPath(root: string = packageRoot): { addon: NativeAddon; path: string } {
+  const cached = cache.get(root)
+  if (cached) return cached
+  if (process.env[ADDON_ENV] === 'off') {
+    throw new NativeLoadError(candidatePaths(root), new Error(`loading is disabled by ${ADDON_ENV}=off`))
+  }
+  let lastError: unknown = new Error('no candidate file exists')
+  const tried: string[] = []
+  // The prebuilds are listed only when no local build loaded (their libc check costs a file read).
+  const candidates = (function* () {
+    yield* localCandidates(root)
+    yield* prebuildCandidates(root)
+  })()
+  for (const file of candidates) {
+    if (!existsSync(file)) {
+      tried.push(`${file} (missing)`)
+      continue
+    }
+    try {
+      const loaded = { addon: require(file) as NativeAddon, path: file }
+      cache.set(root, loaded)
+      return loaded
+    } catch (error) {
+      lastError = error
+      tried.push(`${file} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`)
+    }
+  }
+  throw new NativeLoadError(tried, lastError)
+}
+
+/**
+ * The path of the `cordon-exec` helper, or undefined when none was built: the one beside the
+ * loaded addon first (a prebuild's helper with its prebuild), then build/Release, then this
+ * platform's prebuilds. The helper is a static executable of its own: it runs where the addon
+ * does not load (another libc), so it is looked for whether or not the addon loaded.
+ */
 export function helperPath(root: string = packageRoot): string | undefined {
+  const beside = cache.get(root)
   const candidates = [
+    ...(beside ? [join(dirname(beside.path), 'cordon-exec')] : []),
     join(root, 'build', 'Release', 'cordon-exec'),
-    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cordon-exec'),
+    join(prebuildDir(root), 'cordon-exec'),
   ]
   return candidates.find((p) => existsSync(p))
 }

@@ -1,11 +1,19 @@
 /**
  * The subprocess service (seed 003): the abstract seam, and the local implementation over the
- * native spawn core. Defaults live with the callers; this floor applies none.
+ * native spawn core, or, where the addon cannot load (or a caller forces it), over
+ * node:child_process with the same spec, handle and facts (portable-spawn-path.ts). Defaults
+ * live with the callers; this floor applies none.
  */
 import { AbortedError, InvalidRequestError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
-import { ManagedProcess } from './managed-process.js'
-import { launchKindOf } from './launch-kind.js'
+import { type ChildSpawner, ManagedProcess, NATIVE_SPAWNER } from './managed-process.js'
+import {
+  chooseSpawnPath,
+  processSpawnPath,
+  type SpawnPathChoice,
+  type SpawnPathRequest,
+} from './portable-spawn-path.js'
+import { portableSpawner } from './portable-spawner.js'
 import { resolveExecutable } from './resolve-executable.js'
 import { validateSpawnSpec } from './spec-schema.js'
 import { SpillDirectory } from './spill-dir.js'
@@ -46,6 +54,12 @@ export interface LocalSubprocessRuntimeOptions {
   keepSpills?: boolean
   /** Loads the terminal backend for spawnTerminal (default: the optional dependency node-pty, imported lazily). */
   loadPty?: PtyLoader
+  /**
+   * The spawn path: `native` (the addon; throws NativeLoadError where it does not load),
+   * `portable` (node:child_process), or `auto` (default: `CORDON_SPAWN`, else native where the
+   * addon loads). A Landlock-confined spec fails closed on the portable path.
+   */
+  spawnPath?: SpawnPathRequest | undefined
 }
 
 /** Runtimes alive in this host, for the synchronous exit hook. */
@@ -61,12 +75,15 @@ function installExitHook(): void {
   })
 }
 
-/** Spawns on this host: native clone-based children, each leading its own session. */
+/** Spawns on this host: native clone-based children (or portable ones), each leading its own session. */
 export class LocalSubprocessRuntime extends SubprocessRuntime {
   private readonly spills: SpillDirectory
   private readonly live = new Set<ManagedProcess>()
   private readonly terminals = new Set<LocalTerminal>()
   private readonly loadPty: PtyLoader
+  private readonly spawner: ChildSpawner
+  /** The spawn path this runtime uses, and why. */
+  readonly spawnPath: SpawnPathChoice
   private disposed = false
 
   constructor(options: LocalSubprocessRuntimeOptions = {}) {
@@ -78,6 +95,11 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
       // No private directory yet: nothing to sweep; the first spill reports why.
     }
     this.loadPty = options.loadPty ?? loadPty
+    this.spawnPath =
+      options.spawnPath === undefined || options.spawnPath === 'auto'
+        ? processSpawnPath()
+        : chooseSpawnPath(options.spawnPath)
+    this.spawner = this.spawnPath.path === 'native' ? NATIVE_SPAWNER : portableSpawner(this.spawnPath.helper)
     liveRuntimes.add(this)
     installExitHook()
   }
@@ -95,7 +117,8 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     const env = envToArray(mergeEnv(scrubbedParentEnv(process.env, spec.environment ?? 'scrubbed'), spec.env))
     const handle = new ManagedProcess({
       spec,
-      kind: launchKindOf(spec),
+      kind: this.spawner.kindOf(spec),
+      spawner: this.spawner,
       env,
       spillDir: () => this.spills.path(),
       onTreeGone: (p) => {

@@ -41,7 +41,7 @@ function output(v: unknown): boolean {
 function confinement(v: unknown): boolean {
   if (v === undefined) return true
   if (!isObject(v) || !onlyKeys(v, CONFINEMENT_KEYS)) return false
-  if (v.backend !== 'landlock' && v.backend !== 'bubblewrap') return false
+  if (v.backend !== 'landlock' && v.backend !== 'bubblewrap' && v.backend !== 'seatbelt') return false
   if (v.mode !== 'read-only' && v.mode !== 'workspace-write') return false
   if (v.steps !== undefined && !isObject(v.steps)) return false
   const ns = v.namespaces

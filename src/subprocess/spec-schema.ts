@@ -45,7 +45,7 @@ export const SpawnSpecSchema = z
     environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
     confinement: z
       .object({
-        backend: z.union([z.literal('landlock'), z.literal('bubblewrap')]),
+        backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
         mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
         steps: z.object({}).passthrough().optional(),
         namespaces: z

@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import type { ConfinementPlan } from '../../src/sandbox/plan.js'
 import { needBackend } from '../support/backends.js'
 import { runSpec, specFor } from '../support/run-confined.js'
 import { scratchDir } from '../support/scratch.js'
@@ -40,7 +41,7 @@ describe.each(['landlock', 'bubblewrap'] as const)('a workspace owned by another
       expect(control.stdout).toBe('')
       expect(fs.existsSync(path.join(root, 'f'))).toBe(false)
       const c = sandbox.confine(sh(script, root), { mode: 'workspace-write', workspaceRoot: root })
-      expect(c.plan?.runAs).toMatchObject({ uid: NOBODY, gid: NOBODY })
+      expect((c.plan as ConfinementPlan).runAs).toMatchObject({ uid: NOBODY, gid: NOBODY })
       expect(fs.statSync(c.tempDir!).uid).toBe(NOBODY)
       const r = await runSpec(c.spec)
       expect(r.stdout).toBe(`${NOBODY}\n${NOBODY}\n`)

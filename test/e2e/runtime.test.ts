@@ -34,6 +34,12 @@ async function run(argv: string[], extra: Partial<SubprocessSpawnSpec> = {}) {
 
 const invalid = (fn: () => unknown): string[] => [...invalidRequest(fn).issues]
 
+describe('spawn path', () => {
+  it('runs on the path its vitest project asks for (native, or CORDON_SPAWN=portable)', () => {
+    expect(runtime.spawnPath.path).toBe(process.env.CORDON_SPAWN === 'portable' ? 'portable' : 'native')
+  })
+})
+
 describe('validation at the boundary', () => {
   it.each([0, -1, NaN, Infinity, MAX_TIMER_DELAY_MS + 1])('rejects graceMs %s and spawns nothing', (graceMs) => {
     const before = runtime.liveCount
@@ -116,7 +122,9 @@ describe('stdin', () => {
     )
     h.stdin!.end('typed\n')
     await h.done
-    expect(h.collected.stdout!.readFrom(0).text).toMatch(/^pipe:\[\d+\]\ntyped\n$/)
+    // The portable path's pipes are libuv's socket pairs (portable-child.ts); the native child's are pipes.
+    const kind = runtime.spawnPath.path === 'native' ? 'pipe' : 'socket'
+    expect(h.collected.stdout!.readFrom(0).text).toMatch(new RegExp(`^${kind}:\\[\\d+\\]\\ntyped\\n$`))
   })
 
   it('ignores EPIPE when the child does not read a large stdin', async () => {
