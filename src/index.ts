@@ -50,6 +50,7 @@ export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOption
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
+export type { ConfinedTerminal } from './sandbox/confine-terminal.js'
 export type { SandboxCapabilities, BackendCapability, SandboxBackendName } from './sandbox/probe.js'
 export { classifyDenial } from './sandbox/facts.js'
 export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt-explain.js'

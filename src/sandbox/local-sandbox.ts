@@ -22,8 +22,9 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
-import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
+import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
 import { accountFor, type BackendFacts } from './enforcement.js'
 import { RulesetBuildError, statPath } from './landlock.js'
 import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './plan.js'
@@ -197,6 +198,11 @@ export class LocalSandbox {
     }
     if (plan.tempDir !== undefined) out.tempDir = plan.tempDir
     return out
+  }
+
+  /** The terminal spec confined to `policy` for spawnTerminal (see confine-terminal.ts); fails closed like confine(). */
+  confineTerminal(spec: SubprocessTerminalSpawnSpec, policy: SandboxExecutionPolicy): ConfinedTerminal {
+    return confineTerminal(this, spec, policy)
   }
 
   private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {

@@ -33,9 +33,12 @@
  * erase removes one byte of a multi-byte character (shells, REPLs and editors edit lines in raw
  * mode and are unaffected).
  *
- * Descriptors: node-pty forks from the host without closing descriptors, and its masters lack
- * close-on-exec, so a host fd without it (another live terminal's master among them) reaches an
- * unconfined program; the confining launcher must close every fd above 2 before the program runs.
+ * Descriptors: node-pty forks from the host without closing descriptors and opens its masters
+ * without close-on-exec; each master is marked close-on-exec right after its fork, so no later
+ * child of the host (another terminal's program above all) inherits it. A host fd that lacks the
+ * flag for another reason (one the host itself inherited) still reaches an unconfined program; a
+ * confined terminal's launcher (`cordon-exec init --terminal`) closes every fd above 2 first, and
+ * the program it forks holds only the pty on 0..2.
  *
  * Teardown (`terminate()`), one ladder for the whole session: SIGHUP to the leader (interactive
  * shells ignore SIGTERM; a hangup is a terminal's own "go away", and makes bash hang up its
@@ -49,6 +52,7 @@ import { constants as osConstants } from 'node:os'
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { InvalidRequestError, SpawnError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
+import { loadNative } from './native.js'
 import { TERMINAL_PROC_REMEDY, TerminalCleanupError, TerminalUnavailableError } from './terminal-errors.js'
 import { inspectForeground } from './terminal-inspect.js'
 import { TerminalOutput } from './terminal-output.js'
@@ -198,6 +202,7 @@ export async function spawnLocalTerminal(
   const pty = await hooks.loadPty()
   if (spec.signal?.aborted) throw abortError('terminal allocation aborted', spec.signal)
   checkProgram(spec, env)
+  const native = loadNative() // before the fork: a missing addon refuses the allocation
   hooks.beforeFork?.()
   let proc: PtyProcess
   try {
@@ -219,6 +224,10 @@ export async function spawnLocalTerminal(
       cause: error,
     })
   }
+  // node-pty opens masters without close-on-exec: every later child of the host (the next
+  // terminal's program above all, which node-pty forks without closing anything) would hold this
+  // terminal's master, reading its input and keeping it from hanging up.
+  if (typeof proc.fd === 'number') native.setCloexec(proc.fd)
   const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
   hooks.afterFork?.(terminal)
   return terminal
@@ -395,16 +404,22 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   }
 
   /**
-   * The program's process group: the leader's own, or under a launcher its first child's (the
-   * earliest-started child of the leader that leads its own group; orphans the launcher adopts
-   * later start later). Undefined while a launcher has not started the program yet.
+   * The program's process group: the leader's own, or under a launcher the first group started
+   * below the launcher's own group (the earliest-started process that leads a group of its own
+   * and whose parent is in the leader's group: the launcher itself, or a wrapper such as bwrap's
+   * init standing between; jobs the program starts have the program as parent, and orphans the
+   * launcher adopts later start later). Undefined while a launcher has not started the program yet.
    */
   private programPgid(): number | undefined {
     if (!this.launcher) return this.identity.sid
     if (this.program === undefined && !this.sessionGone) {
+      const members = this.members()
+      const byPid = new Map(members.map((p) => [p.pid, p]))
       let first: ProcStat | undefined
-      for (const p of this.members()) {
-        if (p.ppid !== this.identity.sid || p.pgrp !== p.pid || p.pid === this.identity.sid) continue
+      for (const p of members) {
+        if (p.pgrp !== p.pid || p.pid === this.identity.sid || p.session !== this.identity.sid) continue
+        const parent = byPid.get(p.ppid)
+        if (parent?.pgrp !== this.identity.sid) continue
         if (!first || BigInt(p.startTime) < BigInt(first.startTime)) first = p
       }
       if (first) this.program = { pid: first.pid, startTime: first.startTime }
