@@ -25,8 +25,7 @@ Options:
 ${POLICY_HELP}
       --timeout MS       kill the command after MS milliseconds (default 120000)
       --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
-                         need one); confined terminals arrive with confineTerminal, so for now
-                         only with --mode danger-full-access
+                         need one), confined the same way
   -h, --help             this help
 `
 
