@@ -1,7 +1,7 @@
 // Confined terminals: LocalSandbox.confineTerminal + spawnTerminal on real ptys (node-pty), the
 // real kernel (Landlock, seccomp) and real bwrap. Each confinement claim is an attack that fails
 // in the confined terminal and succeeds in a danger-full-access one through the same path.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -338,6 +338,37 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
         expect(link, `pid ${pid} fd ${fd}`).not.toBe('/dev/ptmx')
       }
     }
+  })
+
+  it('a host killed outright (SIGKILL, no exit hook) takes its confined sessions with it', async () => {
+    const dir = scratchDir('cordon-cterm-kill')
+    chmodSync(dir, 0o755)
+    const host = join(dir, 'host.mjs')
+    writeFileSync(
+      host,
+      `import { LocalSandbox, LocalSubprocessRuntime } from ${JSON.stringify(dist)}\n` +
+        `const sandbox = await LocalSandbox.create({ backends: [${JSON.stringify(backend)}] })\n` +
+        `const rt = new LocalSubprocessRuntime()\n` +
+        `const spec = { argv: ['sh', '-c', "trap '' TERM HUP; sleep 60 & echo ready; wait"], cwd: ${JSON.stringify(dir)}, cols: 80, rows: 24, graceMs: 5000 }\n` +
+        `const t = await rt.spawnTerminal(sandbox.confineTerminal(spec, { mode: 'read-only', workspaceRoot: ${JSON.stringify(dir)} }).spec)\n` +
+        `let out = ''\n` +
+        `t.onData((s) => { out += s; if (out.includes('ready')) console.log(JSON.stringify(t.members().map((m) => m.pid))) })\n`,
+    )
+    const child = spawn(process.execPath, [host], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const line = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString()
+        if (text.includes('\n')) resolve(text.trim())
+      })
+      child.once('exit', (code) => reject(new Error(`host exited ${code} before reporting`)))
+    })
+    const pids = JSON.parse(line) as number[]
+    expect(pids.length).toBeGreaterThanOrEqual(backend === 'bubblewrap' ? 4 : 3) // [bwrap,] init, sh, sleep
+    for (const pid of pids) expect(alive(pid)).toBe(true)
+    child.kill('SIGKILL')
+    // The supervisor's parent-death signal (Landlock), bwrap's --die-with-parent (bubblewrap).
+    expect(await eventually(() => pids.every((p) => !alive(p)), 5000)).toBe(true)
   })
 
   it('the host keeps no descriptor of confined terminals it ran', async () => {
