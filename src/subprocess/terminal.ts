@@ -277,7 +277,8 @@ export class LocalTerminal implements SubprocessTerminalHandle {
             ? { exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? (`SIG${signal}` as NodeJS.Signals) }
             : { exitCode, signal: null }
         resolve(this.outcome)
-        this.checkLeftovers()
+        // The sweep reads every process's stat: after the callers awaiting `done` have run.
+        setImmediate(() => this.checkLeftovers())
       })
     })
   }
