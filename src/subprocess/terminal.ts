@@ -44,8 +44,9 @@
  * shells ignore SIGTERM; a hangup is a terminal's own "go away", and makes bash hang up its
  * jobs), SIGTERM to every member and SIGCONT to stopped ones (a stopped process acts on nothing
  * else); up to graceMs for the session to empty; then SIGKILL, re-scanned until no member is
- * left; then the wait for the top process to be reaped. Any survivor is a TerminalCleanupError
- * naming its pid. Zombies count as dead.
+ * left; then the wait for the top process to be reaped. "Empty" also covers every process the
+ * teardown saw (by pid and start time): one that left the session and lost its parent mid-way is
+ * still waited for. Any survivor is a TerminalCleanupError naming its pid. Zombies count as dead.
  */
 import { accessSync, existsSync, constants as fsConstants, readlinkSync, readSync, statSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
@@ -58,6 +59,7 @@ import { inspectForeground } from './terminal-inspect.js'
 import { TerminalOutput } from './terminal-output.js'
 import type { PtyLoader, PtyProcess } from './terminal-pty.js'
 import {
+  isDead,
   isStopped,
   ptsPathOf,
   readStat,
@@ -478,12 +480,29 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     this.leftoverTimer.unref()
   }
 
-  /** Polls until no member is alive or `ms` passes; true when the session emptied. */
-  private async emptyWithin(ms: number): Promise<boolean> {
+  /**
+   * The processes this teardown still waits for: every member now, and every process it saw
+   * before, by pid and start time. A process that left the session (setsid) is a member only
+   * while its parent lives; once signalled it is waited for until it is dead, even after its
+   * parent died first and it went to PID 1.
+   */
+  private remaining(seen: Map<number, string>): ProcStat[] {
+    for (const p of this.members()) seen.set(p.pid, p.startTime)
+    const out: ProcStat[] = []
+    for (const [pid, startTime] of seen) {
+      const stat = readStat(pid)
+      if (stat && !isDead(stat) && stat.startTime === startTime) out.push(stat)
+      else seen.delete(pid)
+    }
+    return out
+  }
+
+  /** Polls until nothing `remaining` is alive or `ms` passes; true when the session emptied. */
+  private async emptyWithin(ms: number, seen: Map<number, string>): Promise<boolean> {
     const deadline = Date.now() + ms
     let delay = 2
     for (;;) {
-      if (this.members().length === 0) return true
+      if (this.remaining(seen).length === 0) return true
       if (Date.now() >= deadline) return false
       const pause = sleep(Math.min(delay, Math.max(1, deadline - Date.now())))
       // The top's exit wakes the wait early, but only once: a settled `done` would spin the loop.
@@ -518,17 +537,18 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   private async runTeardown(): Promise<void> {
     if (this.sessionGone) return
     const gentle = this.members()
+    const seen = new Map(gentle.map((p) => [p.pid, p.startTime]))
     this.signalTop('SIGHUP')
     for (const p of gentle) {
       tryKill(p.pid, 'SIGTERM')
       if (isStopped(p)) tryKill(p.pid, 'SIGCONT')
     }
-    if (!(await this.emptyWithin(this.graceMs))) {
+    if (!(await this.emptyWithin(this.graceMs, seen))) {
       // Re-scan while killing: a member may fork between one scan and the next.
       const deadline = Date.now() + Math.max(this.graceMs, KILL_SWEEP_MS)
       let delay = 2
       for (;;) {
-        const live = this.members()
+        const live = this.remaining(seen)
         if (live.length === 0 || Date.now() >= deadline) break
         for (const p of live) tryKill(p.pid, 'SIGKILL')
         await sleep(delay)
@@ -536,7 +556,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
       }
     }
     const reaped = await this.reapedWithin(REAP_WAIT_MS)
-    const survivors = this.members().map((p) => p.pid)
+    const survivors = this.remaining(seen).map((p) => p.pid)
     if (!reaped && !survivors.includes(this.pid)) survivors.push(this.pid)
     if (survivors.length > 0) {
       throw new TerminalCleanupError(survivors, { topProcessAlive: !reaped })
