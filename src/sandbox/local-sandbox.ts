@@ -202,7 +202,17 @@ export class LocalSandbox {
 
   /** The terminal spec confined to `policy` for spawnTerminal (see confine-terminal.ts); fails closed like confine(). */
   confineTerminal(spec: SubprocessTerminalSpawnSpec, policy: SandboxExecutionPolicy): ConfinedTerminal {
-    return confineTerminal(this, spec, policy)
+    const planner = {
+      capabilities: this.capabilities,
+      // cordon-exec builds the ruleset itself; building it here too (cached) refuses one the
+      // kernel would refuse before anything starts, exactly as confine() does.
+      plan: (p: SandboxExecutionPolicy) => {
+        const plan = this.plan(p)
+        if (plan) this.rulesetFor(plan)
+        return plan
+      },
+    }
+    return confineTerminal(planner, spec, policy)
   }
 
   private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {
