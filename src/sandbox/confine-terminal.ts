@@ -24,12 +24,20 @@
  * addon is not loaded, or cordon-exec (or bwrap) is missing; a terminal is never wider than a
  * piped command under the same policy. `danger-full-access` returns the spec unchanged.
  *
- * Terminal facts (Landlock): `/dev` stays closed but for the grant table's devices (`/dev/tty`
+ * Terminal facts. Landlock: `/dev` stays closed but for the grant table's devices (`/dev/tty`
  * among them), so the program cannot reopen its own `/dev/pts/N` by name (it holds it on 0..2) nor
- * open any other terminal; tools that allocate ptys of their own (tmux, script, expect) therefore
- * fail, because granting `/dev/pts` would reopen reading every other terminal of the host. Under
- * bubblewrap the sandbox's `/dev/pts` is a private instance, so those tools work. Under both,
- * seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX on the program's own terminal too.
+ * open any other terminal, nor `/dev/ptmx`: granting `/dev/pts` would reopen reading every other
+ * terminal of the host. bubblewrap: the sandbox's `/dev/pts` is a private instance without the
+ * host's ptys, but its `/dev/ptmx` is not in the write domain's devices either. So under both,
+ * tools that allocate ptys of their own (tmux, script, expect) fail today; under bubblewrap they
+ * would need `/dev/ptmx` granted and TIOCSCTTY allowed (their child takes the new pty as its
+ * terminal), which the seccomp program refuses, with TIOCSTI and TIOCLINUX, on every terminal.
+ *
+ * The plan's ruleset is also built in the host (LocalSandbox, cached), so a ruleset the kernel
+ * refuses is SANDBOX_UNAVAILABLE before anything starts; a start that fails anyway (a rule's path
+ * replaced since planning: ESTALE) is exit 125 with a `cordon-exec: the command did not start`
+ * line on the terminal. cordon-exec closes every descriptor it inherited above 2 before anything
+ * else (node-pty closes none), and the program it forks holds only the pty.
  */
 import { constants as osConstants } from 'node:os'
 import { isAbsolute, resolve as resolvePath } from 'node:path'

@@ -223,6 +223,32 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
     },
   )
 
+  it('another terminal of the host cannot be opened, nor a pty allocated; unconfined, both can', async () => {
+    const root = scratchDir('cordon-cterm-pts')
+    const other = await open(sandbox(), 'danger-full-access', root, termSpec(['sh', '-c', 'tty; sleep 30'], root))
+    const pts = (await other.screen.waitFor(/(\/dev\/pts\/\d+)\r\n/))[1]!
+    const probe = [
+      'import os, sys',
+      'for path in (sys.argv[1], "/dev/ptmx"):',
+      '    try:',
+      '        os.close(os.open(path, os.O_RDWR | os.O_NOCTTY))',
+      '        print(path, "OPENED")',
+      '    except OSError as e:',
+      '        print(path, "REFUSED", e.errno)',
+    ].join('\n')
+    const argv = ['python3', '-c', probe, pts]
+    const control = await open(sandbox(), 'danger-full-access', root, termSpec(argv, root))
+    await control.terminal.done
+    expect(control.screen.text).toContain(`${pts} OPENED`)
+    expect(control.screen.text).toContain('/dev/ptmx OPENED')
+    const confined = await open(sandbox(), 'workspace-write', root, termSpec(argv, root))
+    await confined.terminal.done
+    // Landlock: /dev is closed (EACCES). bubblewrap: a private /dev/pts without the host's ptys
+    // (ENOENT); its ptmx is refused by the write domain (EACCES).
+    expect(confined.screen.text).toMatch(new RegExp(`${pts} REFUSED (13|2)\\r\\n`))
+    expect(confined.screen.text).toContain('/dev/ptmx REFUSED 13\r\n')
+  })
+
   it.each(CONFINED)(
     'a write outside the root fails under %s (inside only under workspace-write); danger-full-access writes it',
     async (mode) => {
