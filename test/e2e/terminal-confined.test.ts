@@ -188,8 +188,10 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
     // The window's size and its changes reach the program.
     expect(await command(t, 'stty size')).toContain('24 80')
     await command(t, "trap 'echo WINCH' WINCH")
+    // The trap's own output, not the echo of the trap command typed above.
+    const winch = t.screen.mark()
     t.terminal.resize(120, 40)
-    await t.screen.waitFor('WINCH')
+    await t.screen.waitFor('WINCH\r\n', 10_000, winch)
     expect(await command(t, 'stty size')).toContain('40 120')
     t.terminal.write('exit 7\r')
     expect(await t.terminal.done).toEqual({ exitCode: 7, signal: null })
