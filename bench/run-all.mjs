@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { root } from './lib.mjs'
 
-const BENCHES = ['spawn', 'confined-spawn', 'throughput', 'terminate', 'executor']
+const BENCHES = ['spawn', 'confined-spawn', 'throughput', 'terminate', 'executor', 'terminal-confined']
 const args = process.argv.slice(2)
 const forceBuild = args.includes('--build')
 const selected = args.filter((a) => !a.startsWith('--'))

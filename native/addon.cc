@@ -523,6 +523,20 @@ napi_value CloseFd(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// setCloexec(fd) -> 0 | -errno: marks a descriptor another library opened without close-on-exec
+// (node-pty's pty masters), so no later child of the host inherits it.
+napi_value SetCloexec(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value a[1];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  int32_t fd = -1;
+  if (argc < 1 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 3)
+    return throw_type(env, "setCloexec(fd >= 3)");
+  int flags = fcntl(fd, F_GETFD);
+  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) return make_int(env, -errno);
+  return make_int(env, 0);
+}
+
 // socketPair() -> [fd, fd] (unix stream, O_CLOEXEC) | -errno.
 napi_value SocketPair(napi_env env, napi_callback_info /*info*/) {
   int fds[2];
@@ -647,6 +661,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"pidfdSignal", nullptr, PidfdSignal, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pidfdOpen", nullptr, PidfdOpen, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"closeFd", nullptr, CloseFd, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"setCloexec", nullptr, SetCloexec, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"socketPair", nullptr, SocketPair, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pipes", nullptr, Pipes, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"watchRead", nullptr, WatchRead, nullptr, nullptr, nullptr, napi_default, nullptr},

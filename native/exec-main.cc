@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -35,6 +37,10 @@
 #include "launch.h"
 #include "spawn.h"
 #include "zygote.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
 
 namespace {
 
@@ -110,11 +116,29 @@ int zygote_main(int argc, char** argv) {
   cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self, unshare_ipc);
 }
 
+// Closes every descriptor above 2 but `keep_a` and `keep_b` (-1: none).
+void close_inherited(int keep_a, int keep_b) {
+  int keep[2] = {keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a};
+  unsigned int lo = 3;
+  for (int k : keep) {
+    if (k < static_cast<int>(lo)) continue;
+    if (static_cast<unsigned int>(k) > lo) syscall(SYS_close_range, lo, static_cast<unsigned int>(k) - 1, 0);
+    lo = static_cast<unsigned int>(k) + 1;
+  }
+  if (syscall(SYS_close_range, lo, ~0U, 0) == 0) return;
+  long max = sysconf(_SC_OPEN_MAX);  // a kernel before 5.9: one by one
+  for (long fd = lo; fd < (max > 0 ? max : 1024); fd++)
+    close(static_cast<int>(fd));
+}
+
 int init_main(int argc, char** argv) {
   cordon::LaunchSpec spec;
   cordon::StartChannel start;
   std::string error;
   if (!cordon::parse_init_argv(argc, argv, &spec, &start.status_fd, &error)) return usage(error);
+  // A terminal's supervisor is forked by node-pty straight from the host, which closes nothing:
+  // every host fd without close-on-exec arrives here. Only the pty (0..2) and the named fds stay.
+  if (spec.terminal) close_inherited(start.status_fd, spec.ruleset_fd);
   cordon::SpawnContext ctx;
   if (!cordon::spawn_context_init(&ctx)) return usage("cannot prepare the spawn context");
   cordon::run_supervised(&ctx, &spec, start);

@@ -58,6 +58,13 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
 }
 
 [[noreturn]] void fail_start(StartChannel* start, const char* stage, int error) {
+  if (start->status_fd < 0 && start->control_fd < 0) {
+    // Nobody asked for a status (a terminal's supervisor: node-pty passes only the pty), so the
+    // person at the terminal is told, instead of a bare exit status.
+    char line[160];
+    snprintf(line, sizeof line, "cordon-exec: the command did not start (%s: %s)\n", stage, strerror(error));
+    write_full(STDERR_FILENO, line, strlen(line));
+  }
   report_start(start, error, stage, -1);
   if (start->status_fd >= 0) close(start->status_fd);
   _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);

@@ -73,6 +73,7 @@ export {
   type BackendCapability,
   type SandboxBackendName,
 } from './sandbox/probe.js'
+export type { ConfinedTerminal } from './sandbox/confine-terminal.js'
 export { classifyDenial } from './sandbox/facts.js'
 export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt-explain.js'
 export {

@@ -26,8 +26,7 @@ Options:
 ${POLICY_HELP}
       --timeout MS       kill the command after MS milliseconds (default ${DEFAULT_TIMEOUT_MS})
       --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
-                         need one); confined terminals arrive with confineTerminal, so for now
-                         only with --mode danger-full-access
+                         need one), confined the same way
   -h, --help             this help
 `
 

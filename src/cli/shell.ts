@@ -6,15 +6,17 @@
  * terminal (SIGWINCH, seen as the tty stream's 'resize') is forwarded; the exit status is the
  * program's (128+N for signal N).
  *
- * Confinement goes through one call, `confineTerminal(spec, policy)` → `{ spec, backend,
- * enforcement }`; until LocalSandbox has it, only `danger-full-access` runs (unconfined) and the
- * confined modes fail closed.
+ * Confinement goes through one call, `LocalSandbox.confineTerminal(spec, policy)` → `{ spec,
+ * backend, enforcement }`: the program runs below `cordon-exec init --terminal` (Landlock), or
+ * inside bwrap below it (bubblewrap), confined exactly like a piped command under the same policy;
+ * when nothing can enforce the mode, SANDBOX_UNAVAILABLE (exit 125). `danger-full-access` asks no
+ * sandbox and runs the program as the pty's session leader.
  */
 import { spawnSync } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
-import { SandboxUnavailableError } from '../policy/errors.js'
-import type { SandboxEnforcement, SandboxExecutionPolicy } from '../policy/vocabulary.js'
-import type { SandboxBackendName } from '../sandbox/probe.js'
+import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import type { ConfinedTerminal } from '../sandbox/confine-terminal.js'
+import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
@@ -28,7 +30,8 @@ relayed to yours: raw mode, resizes forwarded, Ctrl-C to the program's foregroun
 stderr says the mode, root and backend. Exit status: the program's; 128+N when killed by signal N;
 125 when cordon could not start it.
 
-Confined terminals arrive with confineTerminal; until then only --mode danger-full-access runs.
+The program is confined like \`cordon run\` under the same options (read-only by default); a
+confined mode that no backend can enforce here exits 125 (SANDBOX_UNAVAILABLE).
 
 Options:
 ${POLICY_HELP.split('\n')
@@ -40,16 +43,7 @@ ${POLICY_HELP.split('\n')
 /** Grace between the steps of a terminal's teardown (TERM → KILL) when cordon ends it. */
 const TERMINAL_GRACE_MS = 2000
 
-/** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
-export interface ConfinedTerminal {
-  spec: SubprocessTerminalSpawnSpec
-  /** `none` only for `danger-full-access`. */
-  backend: SandboxBackendName | 'none'
-  /** Absent only for `danger-full-access`. */
-  enforcement?: SandboxEnforcement | undefined
-}
-
-/** What confines terminal specs: LocalSandbox once it has `confineTerminal`. */
+/** What confines terminal specs (LocalSandbox, or a stand-in that asks no sandbox). */
 export interface TerminalSandbox {
   confineTerminal(spec: SubprocessTerminalSpawnSpec, policy: SandboxExecutionPolicy): ConfinedTerminal
   dispose(): Promise<void>
@@ -61,17 +55,10 @@ const UNCONFINED: TerminalSandbox = {
   dispose: async () => {},
 }
 
-/**
- * The sandbox for a terminal under `flags`. Wiring confined terminals is this one line: return
- * `LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})` for the confined modes.
- */
+/** The sandbox for a terminal under `flags`: none for danger-full-access, else a probed LocalSandbox. */
 async function terminalSandbox(flags: PolicyFlags): Promise<TerminalSandbox> {
   if (flags.policy.mode === 'danger-full-access') return UNCONFINED
-  throw new SandboxUnavailableError(flags.policy.mode, {
-    reason: 'confined terminals arrive with confineTerminal, which this build does not have yet',
-    remedy:
-      'Run the terminal unconfined with --mode danger-full-access, or run the command without a terminal (cordon run).',
-  })
+  return LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
 }
 
 /** The person's side of the relay: a tty stdin (raw mode) and a tty stdout (its size), or plain streams. */

@@ -45,7 +45,8 @@
  *                                              set host sysctls) or any other /proc file
  *   [--setenv TMPDIR T]                        iff a temp dir is granted
  *   [--chdir CWD]                              iff a cwd is given (never bwrap's silent fallback)
- *   --json-status-fd 4                         bwrap names the init's pid (the host signals it)
+ *   --json-status-fd 4                         bwrap names the init's pid (the host signals it);
+ *                                              not for a terminal, which has no fd but the pty
  *   -- CORDON-EXEC init --status-fd 3 …       the command's supervisor inside: it applies the
  *        -- COMMAND...                         Landlock write domain (ruleset on fd 5) and the
  *                                              seccomp program to the command it forks, forwards
@@ -89,7 +90,7 @@ export interface BubblewrapArgvOptions {
   cwd?: string | undefined
   /** The command and its arguments (for a confined run: cordon-exec init … -- COMMAND). */
   command: readonly string[]
-  /** A terminal's run keeps the terminal's session (no `--new-session`). */
+  /** A terminal's run keeps the terminal's session (no `--new-session`) and has no status fd. */
   terminal?: boolean | undefined
   /** Hidden, protected, masked and kept paths (none when absent). */
   mounts?: BubblewrapMounts | undefined
@@ -149,7 +150,8 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   argv.push('--remount-ro', '/dev', '--remount-ro', '/proc')
   if (options.tempDir !== undefined) argv.push('--setenv', 'TMPDIR', options.tempDir)
   if (options.cwd !== undefined) argv.push('--chdir', options.cwd)
-  argv.push('--json-status-fd', String(WRAPPED_FDS.json))
+  // A terminal's bwrap has no fd but the pty (node-pty): its exit status is the only report.
+  if (options.terminal !== true) argv.push('--json-status-fd', String(WRAPPED_FDS.json))
   argv.push('--', ...options.command)
   return argv
 }

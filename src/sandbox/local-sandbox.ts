@@ -35,8 +35,9 @@ import {
   sweepStaleSessions,
 } from '../subprocess/private-layout.js'
 import { portableHostCapabilities } from '../subprocess/portable-host.js'
-import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
+import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
 import type { BubblewrapMounts } from './bubblewrap.js'
 import { accountFor, type BackendFacts, type ShieldFacts } from './enforcement.js'
 import { RulesetBuildError, statPath } from './landlock.js'
@@ -318,6 +319,24 @@ export class LocalSandbox {
     const spill = plan.grants.readable[0]?.path
     if (spill !== undefined) out.spillDir = spill
     return out
+  }
+
+  /** The terminal spec confined to `policy` for spawnTerminal (see confine-terminal.ts); fails closed like confine(). */
+  confineTerminal(spec: SubprocessTerminalSpawnSpec, policy: SandboxExecutionPolicy): ConfinedTerminal {
+    const planner = {
+      capabilities: this.capabilities,
+      // cordon-exec builds the ruleset itself; building it here too (cached) refuses one the
+      // kernel would refuse before anything starts, exactly as confine() does.
+      plan: (p: SandboxExecutionPolicy): ConfinementPlan | undefined => {
+        const plan = this.plan(p)
+        if (plan?.backend === 'seatbelt') {
+          throw new SandboxUnavailableError(p.mode, { reason: 'confined terminals are not built for Seatbelt yet' })
+        }
+        if (plan) this.rulesetFor(plan)
+        return plan
+      },
+    }
+    return confineTerminal(planner, spec, policy)
   }
 
   private rulesetFor(plan: ConfinementPlan): RulesetHandle | undefined {

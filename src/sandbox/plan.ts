@@ -268,13 +268,24 @@ export function bubblewrapPlan(
   }
 }
 
-/** cordon-exec `init` arguments for a plan's command steps (the ruleset comes as an fd or as rules). */
+/**
+ * cordon-exec `init` arguments for a plan's command steps (the ruleset comes as an fd or as rules).
+ * A terminal's supervisor has no status fd (node-pty passes only the pty): it exits as the command did.
+ */
 export function initArgs(
   plan: ConfinementPlan,
-  options: { statusFd: number; graceMs: number; background: boolean; terminal?: boolean; ruleset: string[] },
+  options: {
+    statusFd: number | undefined
+    graceMs: number
+    background: boolean
+    terminal?: boolean
+    ruleset: string[]
+  },
 ): string[] {
   const s = plan.steps
-  const args = ['init', '--status-fd', String(options.statusFd), '--grace-ms', String(Math.ceil(options.graceMs))]
+  const args = ['init']
+  if (options.statusFd !== undefined) args.push('--status-fd', String(options.statusFd))
+  args.push('--grace-ms', String(Math.ceil(options.graceMs)))
   if (options.background) args.push('--background')
   if (options.terminal) args.push('--terminal')
   if (s.dropCaps) args.push('--drop-caps', '--cap-last', String(s.capLast))

@@ -33,27 +33,33 @@
  * erase removes one byte of a multi-byte character (shells, REPLs and editors edit lines in raw
  * mode and are unaffected).
  *
- * Descriptors: node-pty forks from the host without closing descriptors, and its masters lack
- * close-on-exec, so a host fd without it (another live terminal's master among them) reaches an
- * unconfined program; the confining launcher must close every fd above 2 before the program runs.
+ * Descriptors: node-pty forks from the host without closing descriptors and opens its masters
+ * without close-on-exec; each master is marked close-on-exec right after its fork, so no later
+ * child of the host (another terminal's program above all) inherits it. A host fd that lacks the
+ * flag for another reason (one the host itself inherited) still reaches an unconfined program; a
+ * confined terminal's launcher (`cordon-exec init --terminal`) closes every fd above 2 first, and
+ * the program it forks holds only the pty on 0..2.
  *
  * Teardown (`terminate()`), one ladder for the whole session: SIGHUP to the leader (interactive
  * shells ignore SIGTERM; a hangup is a terminal's own "go away", and makes bash hang up its
  * jobs), SIGTERM to every member and SIGCONT to stopped ones (a stopped process acts on nothing
  * else); up to graceMs for the session to empty; then SIGKILL, re-scanned until no member is
- * left; then the wait for the top process to be reaped. Any survivor is a TerminalCleanupError
- * naming its pid. Zombies count as dead.
+ * left; then the wait for the top process to be reaped. "Empty" also covers every process the
+ * teardown saw (by pid and start time): one that left the session and lost its parent mid-way is
+ * still waited for. Any survivor is a TerminalCleanupError naming its pid. Zombies count as dead.
  */
 import { accessSync, existsSync, constants as fsConstants, readlinkSync, readSync, statSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { InvalidRequestError, SpawnError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
+import { loadNative } from './native.js'
 import { TERMINAL_PROC_REMEDY, TerminalCleanupError, TerminalUnavailableError } from './terminal-errors.js'
 import { inspectForeground } from './terminal-inspect.js'
 import { TerminalOutput } from './terminal-output.js'
 import type { PtyLoader, PtyProcess } from './terminal-pty.js'
 import {
+  isDead,
   isStopped,
   ptsPathOf,
   readStat,
@@ -198,6 +204,7 @@ export async function spawnLocalTerminal(
   const pty = await hooks.loadPty()
   if (spec.signal?.aborted) throw abortError('terminal allocation aborted', spec.signal)
   checkProgram(spec, env)
+  const native = loadNative() // before the fork: a missing addon refuses the allocation
   hooks.beforeFork?.()
   let proc: PtyProcess
   try {
@@ -219,6 +226,10 @@ export async function spawnLocalTerminal(
       cause: error,
     })
   }
+  // node-pty opens masters without close-on-exec: every later child of the host (the next
+  // terminal's program above all, which node-pty forks without closing anything) would hold this
+  // terminal's master, reading its input and keeping it from hanging up.
+  if (typeof proc.fd === 'number') native.setCloexec(proc.fd)
   const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
   hooks.afterFork?.(terminal)
   return terminal
@@ -268,7 +279,8 @@ export class LocalTerminal implements SubprocessTerminalHandle {
             ? { exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? (`SIG${signal}` as NodeJS.Signals) }
             : { exitCode, signal: null }
         resolve(this.outcome)
-        this.checkLeftovers()
+        // The sweep reads every process's stat: after the callers awaiting `done` have run.
+        setImmediate(() => this.checkLeftovers())
       })
     })
   }
@@ -395,16 +407,22 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   }
 
   /**
-   * The program's process group: the leader's own, or under a launcher its first child's (the
-   * earliest-started child of the leader that leads its own group; orphans the launcher adopts
-   * later start later). Undefined while a launcher has not started the program yet.
+   * The program's process group: the leader's own, or under a launcher the first group started
+   * below the launcher's own group (the earliest-started process that leads a group of its own
+   * and whose parent is in the leader's group: the launcher itself, or a wrapper such as bwrap's
+   * init standing between; jobs the program starts have the program as parent, and orphans the
+   * launcher adopts later start later). Undefined while a launcher has not started the program yet.
    */
   private programPgid(): number | undefined {
     if (!this.launcher) return this.identity.sid
     if (this.program === undefined && !this.sessionGone) {
+      const members = this.members()
+      const byPid = new Map(members.map((p) => [p.pid, p]))
       let first: ProcStat | undefined
-      for (const p of this.members()) {
-        if (p.ppid !== this.identity.sid || p.pgrp !== p.pid || p.pid === this.identity.sid) continue
+      for (const p of members) {
+        if (p.pgrp !== p.pid || p.pid === this.identity.sid || p.session !== this.identity.sid) continue
+        const parent = byPid.get(p.ppid)
+        if (parent?.pgrp !== this.identity.sid) continue
         if (!first || BigInt(p.startTime) < BigInt(first.startTime)) first = p
       }
       if (first) this.program = { pid: first.pid, startTime: first.startTime }
@@ -462,12 +480,29 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     this.leftoverTimer.unref()
   }
 
-  /** Polls until no member is alive or `ms` passes; true when the session emptied. */
-  private async emptyWithin(ms: number): Promise<boolean> {
+  /**
+   * The processes this teardown still waits for: every member now, and every process it saw
+   * before, by pid and start time. A process that left the session (setsid) is a member only
+   * while its parent lives; once signalled it is waited for until it is dead, even after its
+   * parent died first and it went to PID 1.
+   */
+  private remaining(seen: Map<number, string>): ProcStat[] {
+    for (const p of this.members()) seen.set(p.pid, p.startTime)
+    const out: ProcStat[] = []
+    for (const [pid, startTime] of seen) {
+      const stat = readStat(pid)
+      if (stat && !isDead(stat) && stat.startTime === startTime) out.push(stat)
+      else seen.delete(pid)
+    }
+    return out
+  }
+
+  /** Polls until nothing `remaining` is alive or `ms` passes; true when the session emptied. */
+  private async emptyWithin(ms: number, seen: Map<number, string>): Promise<boolean> {
     const deadline = Date.now() + ms
     let delay = 2
     for (;;) {
-      if (this.members().length === 0) return true
+      if (this.remaining(seen).length === 0) return true
       if (Date.now() >= deadline) return false
       const pause = sleep(Math.min(delay, Math.max(1, deadline - Date.now())))
       // The top's exit wakes the wait early, but only once: a settled `done` would spin the loop.
@@ -502,17 +537,18 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   private async runTeardown(): Promise<void> {
     if (this.sessionGone) return
     const gentle = this.members()
+    const seen = new Map(gentle.map((p) => [p.pid, p.startTime]))
     this.signalTop('SIGHUP')
     for (const p of gentle) {
       tryKill(p.pid, 'SIGTERM')
       if (isStopped(p)) tryKill(p.pid, 'SIGCONT')
     }
-    if (!(await this.emptyWithin(this.graceMs))) {
+    if (!(await this.emptyWithin(this.graceMs, seen))) {
       // Re-scan while killing: a member may fork between one scan and the next.
       const deadline = Date.now() + Math.max(this.graceMs, KILL_SWEEP_MS)
       let delay = 2
       for (;;) {
-        const live = this.members()
+        const live = this.remaining(seen)
         if (live.length === 0 || Date.now() >= deadline) break
         for (const p of live) tryKill(p.pid, 'SIGKILL')
         await sleep(delay)
@@ -520,7 +556,7 @@ export class LocalTerminal implements SubprocessTerminalHandle {
       }
     }
     const reaped = await this.reapedWithin(REAP_WAIT_MS)
-    const survivors = this.members().map((p) => p.pid)
+    const survivors = this.remaining(seen).map((p) => p.pid)
     if (!reaped && !survivors.includes(this.pid)) survivors.push(this.pid)
     if (survivors.length > 0) {
       throw new TerminalCleanupError(survivors, { topProcessAlive: !reaped })

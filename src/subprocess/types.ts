@@ -227,7 +227,8 @@ export interface SubprocessTerminalSpawnSpec {
   signal?: AbortSignal | undefined
   /**
    * cordon: `argv` starts a launcher (`cordon-exec` under `confineTerminal`) that stays the session
-   * leader and starts the program as its first child, in a process group of its own that it makes
+   * leader and starts the program below it (under a wrapper such as bwrap, through processes of the
+   * leader's own group), in a process group of its own that it makes
    * the terminal's foreground. The program's group then counts as the session's own (see
    * {@link SubprocessTerminalForeground.programGroup}); without it the program is the leader.
    */

@@ -356,8 +356,10 @@ await describePty('spawnTerminal (real ptys)', () => {
       const t = await bash({ cols: 80, rows: 24 })
       expect(await command(t, 'stty size')).toContain('24 80')
       await command(t, "trap 'echo WINCH' WINCH")
+      // The trap's own output, not the echo of the trap command typed above.
+      const winch = t.screen.mark()
       t.terminal.resize(132, 50)
-      await t.screen.waitFor('WINCH')
+      await t.screen.waitFor('WINCH\r\n', 10_000, winch)
       expect(await command(t, 'stty size')).toContain('50 132')
       expect(invalid(() => t.terminal.resize(0, 10)).issues[0]).toMatch(/cols/)
       await t.terminal.terminate()

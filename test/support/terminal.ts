@@ -1,10 +1,14 @@
 /**
  * Test support for real terminals: the gate (node-pty loads, or the suite is skipped locally with
- * the reason in its title, and FAILS in CI or under CORDON_REQUIRE_TOOLS), and a screen that
- * collects a terminal's output and waits for text to appear on it.
+ * the reason in its title, and FAILS in CI or under CORDON_REQUIRE_TOOLS), the same gate per
+ * sandbox backend for confined terminals, and a screen that collects a terminal's output and
+ * waits for text to appear on it.
  */
 import { describe, it } from 'vitest'
+import type { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import type { SandboxBackendName } from '../../src/sandbox/probe.js'
 import { loadPty } from '../../src/subprocess/terminal-pty.js'
+import { describeWithBackend, TEST_BACKENDS } from './backends.js'
 
 /** Whether node-pty loads here, why not, and whether this environment requires it. */
 export async function ptyStatus(): Promise<{ usable: boolean; reason: string; required: boolean }> {
@@ -31,6 +35,28 @@ export async function describePty(title: string, body: () => void): Promise<void
   } else {
     describe.skip(`${title} (skipped: ${status.reason})`, body)
   }
+}
+
+/**
+ * One describe block per backend over real ptys, each with a sandbox pinned to it: gated on
+ * node-pty (as describePty) and on the backend (as describeWithBackend, which fails under
+ * CORDON_REQUIRE_BACKENDS when the backend is unusable).
+ */
+export async function describeConfinedTerminals(
+  title: string,
+  body: (backend: SandboxBackendName, sandbox: () => LocalSandbox) => void,
+): Promise<void> {
+  const status = await ptyStatus()
+  if (!status.usable) {
+    const unreachable = (): LocalSandbox => {
+      throw new Error('unreachable: a skipped suite never asks for its sandbox')
+    }
+    await describePty(title, () => {
+      for (const name of TEST_BACKENDS) describe(name, () => body(name, unreachable))
+    })
+    return
+  }
+  for (const name of TEST_BACKENDS) await describeWithBackend(name, title, (sandbox) => body(name, sandbox))
 }
 
 /** Anything with node-pty's onData shape. */

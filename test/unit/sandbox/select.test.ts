@@ -131,6 +131,9 @@ describe('selectBackend', () => {
 
   it('an empty chain says no backend is configured for this platform', () => {
     const error = refusal(() => selectBackend(caps([], {}), { ...policy, mode: 'read-only' }, accounts({})))
-    expect(error).toMatchObject({ mode: 'read-only', reason: `no sandbox backend is configured for this platform (${process.platform})` })
+    expect(error).toMatchObject({
+      mode: 'read-only',
+      reason: `no sandbox backend is configured for this platform (${process.platform})`,
+    })
   })
 })

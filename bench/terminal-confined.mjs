@@ -1,0 +1,122 @@
+/**
+ * Confined terminal spawn: the time from asking for a terminal running `/bin/true` to its exit,
+ * through the public path (LocalSandbox.confineTerminal + LocalSubprocessRuntime.spawnTerminal),
+ * against node-pty spawning the same program unconfined. Peers, interleaved in one process with
+ * the order rotated each iteration (20 warm-up + 100 measured each by default):
+ *
+ *   node-pty        node-pty's spawn of /bin/true, unconfined, until its exit event
+ *   cordon.plain    spawnTerminal of /bin/true, unconfined (danger-full-access: no sandbox asked)
+ *   cordon.landlock confineTerminal(read-only) pinned to Landlock + spawnTerminal: cordon-exec
+ *                   init --terminal builds the ruleset from its rules (each checked against its
+ *                   inode), enters the plan's namespaces, forks /bin/true, which confines itself
+ *   cordon.bwrap    the same pinned to bubblewrap: bwrap, then cordon-exec init inside
+ *                   (skipped when bubblewrap is unusable)
+ *
+ * Every peer waits for node-pty's exit event, so the pty's own teardown is in every number.
+ * What confinement adds is mostly structural: a second exec (cordon-exec, then the program), a
+ * fork, the ruleset built from ~40 rules, the namespaces and the seccomp load, and a second exit.
+ * Measured here (2 cores shared, load 6-10): cordon.landlock 1.27-1.39x, cordon.bwrap 2.2-2.8x.
+ *
+ *   node --expose-gc bench/terminal-confined.mjs      (TCONF_WARMUP, TCONF_ITERS override)
+ */
+import { createRequire } from 'node:module'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  dist,
+  fmt,
+  gc,
+  interleave,
+  median,
+  now,
+  p90,
+  printTable,
+  ratioLine,
+  requireBuilt,
+  root,
+  usSince,
+} from './lib.mjs'
+
+requireBuilt()
+const { LocalSandbox, LocalSubprocessRuntime, scrubbedParentEnv } = await dist('index.js')
+let pty
+try {
+  pty = createRequire(`${root}/package.json`)('node-pty')
+} catch (error) {
+  console.error(`bench/terminal-confined: node-pty does not load (${error.message}); npm install node-pty@^1.1`)
+  process.exit(2)
+}
+
+const WARMUP = Number(process.env.TCONF_WARMUP ?? 20)
+const ITERS = Number(process.env.TCONF_ITERS ?? 100)
+const TRUE = '/bin/true'
+const env = { ...scrubbedParentEnv(), TERM: 'dumb' }
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-tconf-')))
+const policy = { mode: 'read-only', workspaceRoot: workspace }
+
+const rt = new LocalSubprocessRuntime()
+const landlock = await LocalSandbox.create({ backends: ['landlock'] })
+if (!landlock.capabilities.backends.landlock?.usable) {
+  console.error(
+    `bench/terminal-confined: Landlock is unusable here: ${landlock.capabilities.backends.landlock?.reason}`,
+  )
+  process.exit(2)
+}
+const bwrap = await LocalSandbox.create({ backends: ['bubblewrap'] })
+const bwrapUsable = bwrap.capabilities.backends.bubblewrap?.usable === true
+if (!bwrapUsable)
+  console.log(
+    `bench/terminal-confined: bubblewrap unusable (${bwrap.capabilities.backends.bubblewrap?.reason}); skipped`,
+  )
+
+const spec = () => ({ argv: [TRUE], cwd: workspace, cols: 80, rows: 24, graceMs: 1000, env: { TERM: 'dumb' } })
+
+async function cordonPeer(name, confine) {
+  const t0 = now()
+  const t = await rt.spawnTerminal(confine(spec()))
+  const exit = await t.done
+  const us = usSince(t0)
+  if (exit.exitCode !== 0) throw new Error(`${name}: unexpected exit ${JSON.stringify(exit)}`)
+  await t.terminate()
+  return us
+}
+
+const peers = {
+  'node-pty': async () => {
+    const t0 = now()
+    const p = pty.spawn(TRUE, [], { name: 'dumb', cols: 80, rows: 24, cwd: workspace, env })
+    const exit = await new Promise((resolve) => p.onExit(resolve))
+    const us = usSince(t0)
+    if (exit.exitCode !== 0) throw new Error(`node-pty: unexpected exit ${JSON.stringify(exit)}`)
+    return us
+  },
+  'cordon.plain': () => cordonPeer('cordon.plain', (s) => s),
+  'cordon.landlock': () => cordonPeer('cordon.landlock', (s) => landlock.confineTerminal(s, policy).spec),
+}
+if (bwrapUsable) peers['cordon.bwrap'] = () => cordonPeer('cordon.bwrap', (s) => bwrap.confineTerminal(s, policy).spec)
+
+gc()
+const started = Date.now()
+const samples = await interleave(peers, { warmup: WARMUP, iterations: ITERS })
+const seconds = (Date.now() - started) / 1000
+await rt.dispose()
+await landlock.dispose()
+await bwrap.dispose()
+rmSync(workspace, { recursive: true, force: true })
+
+const base = median(samples['node-pty'])
+const rows = Object.entries(samples).map(([name, xs]) => [
+  name,
+  fmt(median(xs)),
+  fmt(p90(xs)),
+  fmt(Math.min(...xs)),
+  fmt(median(xs) / base, 6, 2),
+])
+console.log(
+  `terminal spawn → exit of ${TRUE} (read-only where confined), ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+)
+printTable(['peer', 'median µs', 'p90 µs', 'min µs', '×node-pty'], rows)
+console.log()
+ratioLine('terminal_confined_landlock_vs_nodepty', median(samples['cordon.landlock']) / base)
+if (bwrapUsable) ratioLine('terminal_confined_bwrap_vs_nodepty', median(samples['cordon.bwrap']) / base)

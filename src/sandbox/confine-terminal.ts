@@ -1,0 +1,155 @@
+/**
+ * A terminal spec confined to a policy: the same request with `cordon-exec init --terminal` in
+ * front of the program, for `spawnTerminal` (node-pty) to run as the session leader.
+ *
+ * node-pty forks and execs from the host and can hand the child nothing but the pty on 0..2, so
+ * the whole plan travels on argv: the command's steps (capabilities, no_new_privs, rlimits), its
+ * namespaces, the Landlock ruleset as `--landlock`/`--rule RIGHTS:DEV:INO:PATH` (cordon-exec builds
+ * it itself and refuses a path that is no longer the inode planned for) and the seccomp program as
+ * hex. cordon-exec stays outside the domain as the session leader and a subreaper; it forks the
+ * program into a process group of its own, makes that group the terminal's foreground, and the
+ * child confines itself with exactly the steps a piped command gets, closes every fd above 2, and
+ * execs. The supervisor forwards TERM/INT/HUP/QUIT/USR1/USR2 to the tree, ends what the program
+ * leaves behind after the grace, and exits the way the program did (no status fd exists here).
+ *
+ * - landlock: node-pty → cordon-exec init (the host's child, `--host-pid`) → the program.
+ * - bubblewrap: node-pty → bwrap (no `--new-session`: job control needs the terminal's session,
+ *   no `--json-status-fd`: no fd but the pty exists) → cordon-exec init as pid 1 of the sandbox →
+ *   the program. bwrap itself runs without the no_new_privs and the launcher seccomp program a
+ *   piped run applies to it (node-pty execs it directly); the program's own program inside
+ *   refuses what that one does (io_uring, foreign architectures) and more. A program killed by
+ *   signal N shows as exit 128+N here: the sandbox's pid 1 cannot die by its own signal.
+ *
+ * Fails closed like `confine()`: SANDBOX_UNAVAILABLE when no backend can enforce the mode, the
+ * addon is not loaded, or cordon-exec (or bwrap) is missing; a terminal is never wider than a
+ * piped command under the same policy. `danger-full-access` returns the spec unchanged.
+ *
+ * Terminal facts. Landlock: `/dev` stays closed but for the grant table's devices (`/dev/tty`
+ * among them), so the program cannot reopen its own `/dev/pts/N` by name (it holds it on 0..2) nor
+ * open any other terminal, nor `/dev/ptmx`: granting `/dev/pts` would reopen reading every other
+ * terminal of the host. bubblewrap: the sandbox's `/dev/pts` is a private instance without the
+ * host's ptys, but its `/dev/ptmx` is not in the write domain's devices either. So under both,
+ * tools that allocate ptys of their own (tmux, script, expect) fail today; under bubblewrap they
+ * would need `/dev/ptmx` granted and TIOCSCTTY allowed (their child takes the new pty as its
+ * terminal), which the seccomp program refuses, with TIOCSTI and TIOCLINUX, on every terminal.
+ *
+ * The plan's ruleset is also built in the host (LocalSandbox, cached), so a ruleset the kernel
+ * refuses is SANDBOX_UNAVAILABLE before anything starts; a start that fails anyway (a rule's path
+ * replaced since planning: ESTALE) is exit 125 with a `cordon-exec: the command did not start`
+ * line on the terminal. cordon-exec closes every descriptor it inherited above 2 before anything
+ * else (node-pty closes none), and the program it forks holds only the pty.
+ */
+import { constants as osConstants } from 'node:os'
+import { isAbsolute, resolve as resolvePath } from 'node:path'
+import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
+import { DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
+import { SandboxUnavailableError, SpawnError } from '../policy/errors.js'
+import type { SandboxEnforcement, SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import { mergeEnv, scrubbedParentEnv } from '../subprocess/env.js'
+import { helperPath } from '../subprocess/native.js'
+import { findProgram } from '../subprocess/program-path.js'
+import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
+import type { SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
+import { bubblewrapArgv } from './bubblewrap.js'
+import { rulesetArgs } from './landlock.js'
+import { type ConfinementPlan, initArgs } from './plan.js'
+
+/** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
+export interface ConfinedTerminal {
+  spec: SubprocessTerminalSpawnSpec
+  /** `none` only for `danger-full-access`. */
+  backend: SandboxBackendName | 'none'
+  /** Absent only for `danger-full-access`. */
+  enforcement?: SandboxEnforcement | undefined
+  /** The session's private temp dir (also `spec.env.TMPDIR`). */
+  tempDir?: string | undefined
+  /** The plan the spec carries (absent only for `danger-full-access`). */
+  plan?: ConfinementPlan | undefined
+}
+
+/** What confineTerminal needs of a sandbox: its plans and what the probe found. */
+export interface TerminalPlanner {
+  plan(policy: SandboxExecutionPolicy): ConfinementPlan | undefined
+  readonly capabilities: SandboxCapabilities
+}
+
+/** The spec confined to `policy` for spawnTerminal; throws SandboxUnavailableError when no backend fits. */
+export function confineTerminal(
+  sandbox: TerminalPlanner,
+  spec: SubprocessTerminalSpawnSpec,
+  policy: SandboxExecutionPolicy,
+): ConfinedTerminal {
+  validateTerminalSpec(spec)
+  const plan = sandbox.plan(policy)
+  if (plan === undefined) return { spec, backend: 'none' }
+  const helper = helperPath()
+  if (helper === undefined) {
+    throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the cordon-exec helper executable is missing' })
+  }
+  // The plan's environment (package caches, the owner's HOME) under the caller's, TMPDIR over both.
+  const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }
+  const launcher = [helper, ...launcherArgs(plan, spec), '--', programPath(spec, env), ...spec.argv.slice(1)]
+  let argv: string[]
+  if (plan.backend === 'landlock') {
+    argv = launcher
+  } else if (plan.backend === 'bubblewrap') {
+    const bwrap = sandbox.capabilities.backends.bubblewrap?.executable
+    if (bwrap === undefined) {
+      throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the probe recorded no bwrap executable' })
+    }
+    // node-pty execs bwrap itself: nothing can start it as the workspace owner.
+    if (plan.runAs !== undefined) {
+      throw new SandboxUnavailableError(plan.policy.mode, {
+        reason: `a bubblewrap terminal cannot run as the workspace owner (uid ${plan.runAs.uid})`,
+        remedy: 'Use the landlock backend for this terminal, or run the command without a terminal.',
+      })
+    }
+    argv = bubblewrapArgv(plan.grants, {
+      bwrapPath: bwrap,
+      network: plan.policy.network ?? DEFAULT_NETWORK_POLICY,
+      tempDir: plan.tempDir,
+      cwd: spec.cwd,
+      command: launcher,
+      terminal: true,
+      mounts: plan.mounts,
+    })
+  } else {
+    throw new SandboxUnavailableError(plan.policy.mode, {
+      reason: `confined terminals are not implemented for the ${plan.backend} backend`,
+      remedy: 'Run the command without a terminal, or choose the landlock or bubblewrap backend.',
+    })
+  }
+  const confined: SubprocessTerminalSpawnSpec = { ...spec, argv, launcher: true, env }
+  return { spec: confined, backend: plan.backend, enforcement: plan.account.enforcement, tempDir: plan.tempDir, plan }
+}
+
+/** `init --terminal …` for a plan: the command's steps, its ruleset as rules, its seccomp program. */
+function launcherArgs(plan: ConfinementPlan, spec: SubprocessTerminalSpawnSpec): string[] {
+  const args = initArgs(plan, {
+    statusFd: undefined,
+    graceMs: spec.graceMs,
+    background: false,
+    terminal: true,
+    ruleset: plan.ruleset === undefined ? [] : rulesetArgs(plan.ruleset),
+  })
+  // The supervisor is the host's own child only under Landlock (bwrap stands between otherwise):
+  // it refuses to start when its parent is already gone.
+  if (plan.backend === 'landlock') args.push('--host-pid', String(process.pid))
+  return args
+}
+
+/** The program as cordon-exec execs it: a path, looked up on the PATH the program will see. */
+function programPath(spec: SubprocessTerminalSpawnSpec, env: NodeJS.ProcessEnv | undefined): string {
+  const program = spec.argv[0] ?? ''
+  if (program.includes('/')) return isAbsolute(program) ? program : resolvePath(spec.cwd, program)
+  const found = findProgram(program, mergeEnv(scrubbedParentEnv(), env).PATH)
+  if ('error' in found) {
+    throw new SpawnError({
+      stage: 'exec',
+      errno: osConstants.errno[found.error],
+      path: program,
+      detail: 'not found on the PATH of the confined terminal',
+    })
+  }
+  return found.path
+}
