@@ -3,10 +3,9 @@
  * told on stderr, and its status as the exit code (124 timeout, 128+N signal, 125 cordon).
  */
 import { constants as osConstants } from 'node:os'
-import { dirname } from 'node:path'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
-import { isWithin } from '../sandbox/facts.js'
+import { writeRemedy } from '../sandbox/remedy.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
@@ -42,12 +41,16 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   const facts = result.sandbox
   if (!facts?.denied) return undefined
   const paths = facts.deniedPaths ?? []
-  const outsideRoot = paths.filter((p) => !isWithin(p, policy.workspaceRoot))
-  const allow =
-    outsideRoot.length === 0
-      ? '--mode workspace-write'
-      : `--mode workspace-write ${[...new Set(outsideRoot.map((p) => `--writable ${shellQuote(dirname(p))}`))].join(' ')}`
-  return `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode; to allow it: ${allow} (or --mode danger-full-access)`
+  if (paths.length === 0) {
+    return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`
+  }
+  const remedy = writeRemedy(policy, paths)
+  const what = `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode`
+  if (remedy.unreachable.length > 0) {
+    return `${what}; no writable root can allow ${remedy.unreachable.join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
+  }
+  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${shellQuote(r)}`)]
+  return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
 }
 
 /** A sandbox stand-in for danger-full-access: the executor never asks it (no probe, no backend). */

@@ -5,7 +5,7 @@
  * sandbox (so EACCES from file permissions, or a program merely printing the words, is not a
  * sandbox denial). A matching line that names no path is not counted: we never guess.
  */
-import { accessSync, constants, existsSync, lstatSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, resolve, sep } from 'node:path'
 
 /**
@@ -31,6 +31,12 @@ export interface DenialInput {
   writable: readonly string[]
   /** The command text, when known: `cd DIR` / `-C DIR` in it are other bases for relative paths. */
   command?: string | undefined
+  /** The command's stdout tail: some tools (node's test runner) print their errors there. */
+  stdout?: string | undefined
+  /** Canonical hidden paths: a refusal there is of a read (the secrets class), never a write. */
+  hidden?: readonly string[] | undefined
+  /** Where each failed command of the run's shell ran, when the shell logged it (src/shell/failure-log.ts). */
+  failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
 }
 
 /** The classification: `denied` and the paths it rests on. */
@@ -44,33 +50,70 @@ const QUOTED = /[‘'"`]([^'"`’\n]+)[’'"]/g
 const BARE_BEFORE_COLON =
   /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`‘’]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
 
-/** Paths a denial line names, in order, each relative one resolved against the first of `bases` where it (or its parent) exists. */
-export function pathsInLine(line: string, cwd: string, bases: readonly string[] = [cwd]): string[] {
+/** Words that sit where a path would and are not one: program names, error codes (EACCES), labels. */
+const NOT_A_PATH =
+  /^(sh|bash|dash|zsh|line|error|fatal|warning|failed|cp|mv|rm|touch|mkdir|tee|dd|sed|ln|open|write|errno|E[A-Z]{2,})$/i
+
+/** One path a denial line names: resolved, or the candidates a relative one has when several bases could hold it. */
+type NamedPath = { path: string } | { candidates: string[] }
+
+/** The raw path tokens of a denial line. */
+function tokensOf(line: string): string[] {
   const found: string[] = []
   for (const m of line.matchAll(QUOTED)) found.push(m[1]!)
   for (const m of line.matchAll(BARE_BEFORE_COLON)) found.push(m[1]!)
-  return [...new Set(found)]
-    .filter((p) => p.includes('/') || /^[\w.-]+$/.test(p))
-    .filter(
-      (p) =>
-        !/^(sh|bash|dash|zsh|line|error|fatal|warning|cp|mv|rm|touch|mkdir|tee|dd|sed|ln|open|write|errno)$/i.test(p),
-    )
-    .map((p) => (isAbsolute(p) ? resolve(p) : resolveRelative(p, bases.length > 0 ? bases : [cwd])))
+  return [...new Set(found)].filter((p) => (p.includes('/') || /^[\w.-]+$/.test(p)) && !NOT_A_PATH.test(p))
 }
 
-/** A relative path against the first base where it or its parent exists (else the first base). */
-function resolveRelative(path: string, bases: readonly string[]): string {
-  for (const base of bases) {
-    const candidate = resolve(base, path)
-    if (existsSync(candidate) || existsSync(dirname(candidate))) return candidate
+/**
+ * The paths of a denial line. A relative one is resolved against `bases` (the command's cwd, then
+ * the directories it `cd`s into): against the one base that could hold it (it or its parent
+ * exists there); when several could, which one the failing command ran in is unknown, and all
+ * are returned as candidates — never one guessed.
+ */
+function namedPaths(line: string, bases: readonly string[]): NamedPath[] {
+  const distinct = [...new Set(bases)]
+  return tokensOf(line).map((p) => {
+    if (isAbsolute(p)) return { path: resolve(p) }
+    if (distinct.length === 1) return { path: resolve(distinct[0]!, p) }
+    const holding = [
+      ...new Set(distinct.map((b) => resolve(b, p)).filter((c) => existsSync(c) || existsSync(dirname(c)))),
+    ]
+    if (holding.length === 1) return { path: holding[0]! }
+    return { candidates: holding.length > 0 ? holding : distinct.map((b) => resolve(b, p)) }
+  })
+}
+
+/** Paths a denial line names that can be resolved without a guess (see {@link namedPaths}). */
+export function pathsInLine(line: string, cwd: string, bases: readonly string[] = [cwd]): string[] {
+  return namedPaths(line, bases.length > 0 ? bases : [cwd]).flatMap((n) => ('path' in n ? [n.path] : []))
+}
+
+/** `path` with every symlink of its longest existing prefix resolved (a write through a link lands at its target). */
+export function landingPath(path: string): string {
+  let head = path
+  const tail: string[] = []
+  for (;;) {
+    try {
+      return resolve(realpathSync.native(head), ...tail.reverse())
+    } catch {
+      const parent = dirname(head)
+      if (parent === head) return path
+      tail.push(head.slice(parent === '/' ? 1 : parent.length + 1))
+      head = parent
+    }
   }
-  return resolve(bases[0]!, path)
+}
+
+/** The words of a command text, quotes and operators taken away. */
+function wordsOf(command: string): string[] {
+  return command.split(/[\s'"`;&|()<>]+/).filter(Boolean)
 }
 
 /** Directories a command switches to (`cd DIR`, `git -C DIR`, `make -C DIR`), resolved against `cwd`. */
 export function directoriesIn(command: string, cwd: string): string[] {
   const dirs: string[] = []
-  for (const m of command.matchAll(/(?:^|[\s;&|(])(?:cd|-C)\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|)]+))/g)) {
+  for (const m of command.matchAll(/(?:^|[\s;&|('"])(?:cd|-C)\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|)]+))/g)) {
     dirs.push(resolve(cwd, m[1] ?? m[2] ?? m[3]!))
   }
   return dirs
@@ -96,7 +139,11 @@ function permittedWithoutSandbox(path: string, line: string): boolean {
     stat = undefined
   }
   const needsParent = stat === undefined || REMOVAL.test(line)
-  const target = needsParent ? dirname(path) : path
+  let target = needsParent ? dirname(path) : path
+  // Creating a/b/c where only a exists ("could not create leading directories of …") needs a itself.
+  if (/leading director/i.test(line)) {
+    while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
+  }
   try {
     accessSync(target, needsParent ? constants.W_OK | constants.X_OK : constants.W_OK)
   } catch {
@@ -128,17 +175,69 @@ export function classifyDenial(input: DenialInput): DenialFacts {
   const signatures = DENIAL_SIGNATURES[input.backend]
   if (signatures === undefined || input.runnerFailed || input.exitCode === null || input.exitCode === 0) return none
   const deniedPaths: string[] = []
-  const bases = [...(input.command ? directoriesIn(input.command, input.cwd).reverse() : []), input.cwd]
-  for (const line of input.stderr.split(/\r?\n/)) {
+  let deniedWithoutPath = false
+  const guessed = [input.cwd, ...(input.command ? directoriesIn(input.command, input.cwd) : [])]
+  const logged = input.failures ?? []
+  // The directories a relative path could be against: where the failed command that names it
+  // ran, else where any failed command ran, else (no log) the cwd and the dirs the text cds into.
+  const basesFor = (line: string): string[] => {
+    if (logged.length === 0) return guessed
+    const tokens = tokensOf(line)
+    const naming = logged.filter((f) => tokens.some((t) => wordsOf(f.command).includes(t)))
+    // A failed command may itself cd (`sh -c 'cd sub && …'`): the dirs its text names are candidates too.
+    const from = naming.length > 0 ? naming : logged
+    return [...new Set(from.flatMap((f) => [f.cwd, ...directoriesIn(f.command, f.cwd)]))]
+  }
+  const lines = [...input.stderr.split(/\r?\n/), ...(input.stdout ?? '').split(/\r?\n/)]
+  for (const [i, line] of lines.entries()) {
     const lower = line.toLowerCase()
-    if (!signatures.some((s) => lower.includes(s))) continue
-    for (const path of pathsInLine(line, input.cwd, bases)) {
-      if (input.writable.some((root) => isWithin(path, root))) continue
-      // Landlock grants read and execute everywhere: a refused exec is the file's own mode.
-      if (notExecutable(path, input.exitCode)) continue
-      if (!permittedWithoutSandbox(path, line)) continue
-      if (!deniedPaths.includes(path)) deniedPaths.push(path)
+    const named = signatures.some((s) => lower.includes(s))
+    const coded = !named && errorCodeLine(line, input.backend)
+    if (!named && !coded) continue
+    // npm names the code on one line and the path a few lines below (`npm error path /x`).
+    const named_ = coded ? npmPathNear(lines, i).map((path) => ({ path })) : namedPaths(line, basesFor(line))
+    for (const n of named_) {
+      if ('path' in n) {
+        const path = landingPath(n.path)
+        if (refusedBySandbox(path, line, input) && !deniedPaths.includes(path)) deniedPaths.push(path)
+      } else if (n.candidates.every((c) => refusedBySandbox(landingPath(c), line, input))) {
+        // Whichever directory the failing command ran in, the sandbox refused it: a denial,
+        // though the path stays unknown.
+        deniedWithoutPath = true
+      }
     }
   }
-  return { denied: deniedPaths.length > 0, deniedPaths }
+  return { denied: deniedPaths.length > 0 || deniedWithoutPath, deniedPaths }
+}
+
+/** Whether a refusal at `path` was the sandbox's: outside what it lets the command write, and allowed without it. */
+function refusedBySandbox(path: string, line: string, input: DenialInput): boolean {
+  if (input.writable.some((root) => isWithin(path, root))) return false
+  // A hidden path refuses reads: that is the secrets class, and no writable root would help.
+  if (input.hidden?.some((h) => isWithin(path, h))) return false
+  // Landlock grants read and execute everywhere: a refused exec is the file's own mode.
+  if (input.exitCode !== null && notExecutable(path, input.exitCode)) return false
+  return permittedWithoutSandbox(path, line)
+}
+
+/** The errno codes each backend's refusals carry, as tools print them bare (`npm error code EROFS`). */
+const DENIAL_CODES: Readonly<Record<string, readonly string[]>> = {
+  landlock: ['EACCES'],
+  bubblewrap: ['EROFS', 'EACCES'],
+  seatbelt: ['EPERM'],
+}
+
+/** Whether `line` is an npm-style `code EACCES` line of one of the backend's denial codes. */
+function errorCodeLine(line: string, backend: string): boolean {
+  const m = /\bcode\s+(E[A-Z]+)\b/.exec(line)
+  return m !== null && (DENIAL_CODES[backend] ?? []).includes(m[1]!)
+}
+
+/** The absolute path of an npm `path /x` line within the next few lines after `i`. */
+function npmPathNear(lines: readonly string[], i: number): string[] {
+  for (const line of lines.slice(i + 1, i + 6)) {
+    const m = /\bpath\s+(\/\S+)\s*$/.exec(line)
+    if (m) return [resolve(m[1]!)]
+  }
+  return []
 }

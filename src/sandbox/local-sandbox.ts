@@ -195,7 +195,7 @@ export class LocalSandbox {
     }
     const native = this.native
     const runAs = runAsFor(confined, process.getuid?.())
-    const owner = runAs && { uid: runAs.uid, gid: runAs.gid }
+    const owner = runAs && { uid: runAs.uid, gid: runAs.gid, home: runAs.home }
     const session = this.sessionDirsFor(policy.sessionId, owner)
     const caches = this.cachesFor(confined, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })

@@ -100,7 +100,11 @@ function gitPlaces(gitDir: string, out: ProtectedPath[], stamp: (p: string) => f
 }
 
 /** The protected paths of `policy` that lie inside its writable roots (root, extras). */
-export function protectedSetFor(policy: SandboxPolicy, grants: SandboxGrants): ProtectedSet {
+export function protectedSetFor(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  packageRoot: string = PACKAGE_ROOT,
+): ProtectedSet {
   const stamps: ProtectedSet['stamps'] = []
   const stamp = (p: string) => {
     const st = lstat(p)
@@ -116,7 +120,7 @@ export function protectedSetFor(policy: SandboxPolicy, grants: SandboxGrants): P
       gitPlaces(dirs.own, candidates, stamp)
       if (dirs.common !== dirs.own) gitPlaces(dirs.common, candidates, stamp)
     }
-    candidates.push({ path: PACKAGE_ROOT, kind: 'dir', origin: 'cordon' })
+    candidates.push({ path: packageRoot, kind: 'dir', origin: 'cordon' })
   }
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()

@@ -48,12 +48,24 @@ export function runnerFailureToError<E>(error: E, mode: SandboxMode): SandboxUna
 /** What a run's verdict reads of its plan: every backend's plan (Seatbelt's too) has these. */
 export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' | 'writable'> {
   backend: SandboxBackendName
+  /** The hidden paths the plan saw (a refusal there is a read's). */
+  shield?: { hidden: readonly string[] } | undefined
 }
 
 /** The facts of a finished (or failed) confined run under `plan`. */
 export function runVerdict(
   plan: VerdictPlan,
-  run: { exitCode: number | null; stderr: string; cwd: string; command?: string | undefined; runnerFailed?: boolean },
+  run: {
+    exitCode: number | null
+    stderr: string
+    /** The stdout tail (some tools print their errors there). */
+    stdout?: string | undefined
+    cwd: string
+    command?: string | undefined
+    runnerFailed?: boolean
+    /** Where each failed command of the run's shell ran (see src/shell/failure-log.ts). */
+    failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
+  },
 ): RunVerdict {
   const runnerFailed = run.runnerFailed === true
   const { denied, deniedPaths } = classifyDenial({
@@ -61,8 +73,11 @@ export function runVerdict(
     exitCode: run.exitCode,
     runnerFailed,
     stderr: run.stderr,
+    stdout: run.stdout,
     cwd: run.cwd,
     command: run.command,
+    failures: run.failures,
+    hidden: plan.shield?.hidden,
     writable: plan.writable,
   })
   const verdict: RunVerdict = {

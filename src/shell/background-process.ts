@@ -56,7 +56,8 @@ export class BackgroundShellProcess implements ShellProcess {
         this.exitCode = outcome.exitCode
         this.signal = outcome.signal
         const stderr = handle.collected.stderr?.readFrom(0).text ?? ''
-        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec))
+        const stdout = handle.collected.stdout?.readFrom(0).text ?? ''
+        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout))
         this.status = outcome.signal !== null || this.killRequested || this.aborted ? 'killed' : 'completed'
       },
       (error: unknown) => {

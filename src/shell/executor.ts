@@ -10,6 +10,7 @@ import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import { runnerFailureToError, runVerdict, type VerdictPlan } from '../sandbox/verdict.js'
+import { armFailureLog, readFailureLog } from './failure-log.js'
 import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
@@ -34,7 +35,15 @@ export interface ShellSandbox {
   confine(
     spec: SubprocessSpawnSpec,
     policy: SandboxExecutionPolicy,
-  ): { spec: SubprocessSpawnSpec; backend: string; enforcement?: SandboxEnforcement; plan?: VerdictPlan }
+  ): {
+    spec: SubprocessSpawnSpec
+    backend: string
+    enforcement?: SandboxEnforcement
+    plan?: VerdictPlan
+    /** The session's TMPDIR and spill dir (where the failure log and its trap live). */
+    tempDir?: string
+    spillDir?: string
+  }
 }
 
 /** Everything `new LocalShellExecutor(...)` accepts. */
@@ -168,7 +177,8 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
       resolvePolicy({ cwd: spec.workdir, workspaceRoot: c.workspaceRoot, defaultMode: c.defaultMode })
     if (policy.mode === 'danger-full-access') return { spec: base, mode: policy.mode, plan: undefined }
     const confined = this.sandbox.confine(base, policy)
-    return { spec: confined.spec, mode: policy.mode, plan: confined.plan }
+    const armed = armFailureLog(confined.spec, confined)
+    return { spec: armed.spec, mode: policy.mode, plan: confined.plan, failureLog: armed.log }
   }
 
   /** Sandbox facts of a finished run (undefined when unsandboxed). */
@@ -178,10 +188,20 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
     stderr: string,
     spec: Pick<ShellExecSpec, 'workdir' | 'command'>,
     runnerFailed = false,
+    stdout = '',
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
-    return runVerdict(prepared.plan, { exitCode, stderr, cwd: spec.workdir, command: spec.command, runnerFailed })
+    const failures = readFailureLog(prepared.failureLog)
+    return runVerdict(prepared.plan, {
+      exitCode,
+      stderr,
+      stdout,
+      cwd: spec.workdir,
+      command: spec.command,
+      runnerFailed,
+      failures,
+    })
   }
 
   /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal); CommandAbortedError if already aborted. */
@@ -229,7 +249,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         stdout,
         stderr,
       }
-      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec)
+      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec, false, stdout.text)
       if (sandbox) result.sandbox = sandbox
       return result
     } finally {

@@ -15,6 +15,8 @@ export interface PreparedSpawn {
   mode: SandboxMode | undefined
   /** The confinement plan (absent when unsandboxed or danger-full-access). */
   plan: VerdictPlan | undefined
+  /** Where the run's shell logs its failed commands (see failure-log.ts), when armed. */
+  failureLog?: string | undefined
 }
 
 /** How a run's spawn is prepared. */
@@ -37,5 +39,6 @@ export interface SpawnPreparer {
     stderr: string,
     spec: Pick<ShellExecSpec, 'workdir' | 'command'>,
     runnerFailed?: boolean,
+    stdout?: string,
   ): ShellSandboxInfo | undefined
 }

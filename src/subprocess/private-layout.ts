@@ -24,6 +24,8 @@ import path from 'node:path'
 export interface PrivateOwner {
   uid: number
   gid: number
+  /** Their home, when they have one. */
+  home?: string | undefined
 }
 
 const selfUid = () => process.getuid?.()
@@ -38,14 +40,26 @@ const isOther = (owner: PrivateOwner | undefined): owner is PrivateOwner =>
 export function privateParentCandidates(env: NodeJS.ProcessEnv = process.env, owner?: PrivateOwner): string[] {
   if (isOther(owner)) {
     if (env.CORDON_PRIVATE_DIR) return [`${path.resolve(env.CORDON_PRIVATE_DIR)}-uid${owner.uid}`]
-    return [path.join(os.tmpdir(), `cordon-${owner.uid}`)]
+    const theirs = owner.home && path.isAbsolute(owner.home) ? [path.join(owner.home, '.cache', 'cordon')] : []
+    return [...theirs, ...sharedTempCandidates(owner.uid)]
   }
   const out: string[] = []
   if (env.CORDON_PRIVATE_DIR) out.push(path.resolve(env.CORDON_PRIVATE_DIR))
   if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) out.push(path.join(env.XDG_RUNTIME_DIR, 'cordon'))
   const home = env.HOME ?? os.homedir()
   if (home && path.isAbsolute(home) && home !== '/') out.push(path.join(home, '.cache', 'cordon'))
-  out.push(path.join(os.tmpdir(), `cordon-${process.getuid?.() ?? 'user'}`))
+  out.push(...sharedTempCandidates(process.getuid?.()))
+  return out
+}
+
+/**
+ * The last resorts, in a shared temp dir: /var/tmp first (/tmp churns, and the read view watches
+ * the parent of what it hides), then the OS temp dir.
+ */
+function sharedTempCandidates(uid: number | undefined): string[] {
+  const name = `cordon-${uid ?? 'user'}`
+  const out = fs.existsSync('/var/tmp') ? [path.join('/var/tmp', name)] : []
+  out.push(path.join(os.tmpdir(), name))
   return out
 }
 
@@ -73,9 +87,13 @@ function makePrivate(dir: string, owner?: PrivateOwner): string | undefined {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') {
       try {
-        fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
+        // Each missing ancestor (~/.cache) is made too, and given to the owner: it is theirs.
+        const first = fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
         fs.mkdirSync(dir, { mode: 0o700 })
-        if (isOther(owner)) fs.chownSync(dir, owner.uid, owner.gid)
+        if (isOther(owner)) {
+          for (let d = dir; first !== undefined && d.length >= first.length; d = path.dirname(d))
+            fs.chownSync(d, owner.uid, owner.gid)
+        }
       } catch (inner) {
         return (inner as NodeJS.ErrnoException).code ?? 'cannot create'
       }

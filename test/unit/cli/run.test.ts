@@ -1,12 +1,16 @@
 // The CLI's exit status and denial line, as pure functions of a result: 124 on timeout (as
 // timeout(1)), 128+N for a signal, else the command's code; the one line that names what was
 // denied and the flag that would allow it.
+import fs from 'node:fs'
 import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { denialLine, exitStatusOf } from '../../../src/cli/run.js'
+import { shellQuote } from '../../../src/cli/shell-quote.js'
 import { terminalExitStatus } from '../../../src/cli/shell.js'
 import { EXIT_CORDON_FAILED, EXIT_TIMED_OUT } from '../../../src/cli/usage-error.js'
 import type { ShellRunResult } from '../../../src/shell/types.js'
+import { scratchDir } from '../../support/scratch.js'
 
 const { SIGKILL, SIGTERM, SIGINT } = os.constants.signals
 
@@ -70,9 +74,17 @@ describe('denialLine', () => {
     )
   })
 
-  it('outside the root: each directory once, shell-quoted, as --writable', () => {
-    expect(denialLine(denied(['/etc/a', '/etc/b', "/opt/it's here/c"]), policy)).toBe(
-      "cordon: sandbox denied a write to /etc/a, /etc/b, /opt/it's here/c under read-only mode; to allow it: --mode workspace-write --writable /etc --writable '/opt/it'\\''s here' (or --mode danger-full-access)",
+  it('outside the root: the nearest existing directory once, shell-quoted, as --writable', () => {
+    const dir = fs.realpathSync(scratchDir("cordon-it's here"))
+    fs.mkdirSync(path.join(dir, 'out'))
+    expect(denialLine(denied([`${dir}/out/a`, `${dir}/out/b`, `${dir}/missing/c`]), policy)).toBe(
+      `cordon: sandbox denied a write to ${dir}/out/a, ${dir}/out/b, ${dir}/missing/c under read-only mode; to allow it: --mode workspace-write --writable ${shellQuote(`${dir}/out`)} --writable ${shellQuote(dir)} (or --mode danger-full-access)`,
+    )
+  })
+
+  it('a system dir or the host temp dir gets no flag that would not work', () => {
+    expect(denialLine(denied(['/etc/a', '/tmp/b']), policy)).toBe(
+      'cordon: sandbox denied a write to /etc/a, /tmp/b under read-only mode; no writable root can allow /etc/a, /tmp/b (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)',
     )
   })
 })

@@ -28,12 +28,14 @@ describe('pathsInLine', () => {
     expect(pathsInLine("ln: '/etc/h': Permission denied (at '/etc/h')", '/w')).toEqual(['/etc/h'])
   })
 
-  it('resolves a relative path against the first base where it or its parent exists, else the first base', () => {
+  it('resolves a relative path against the one base that could hold it; never guesses between several', () => {
     const base = scratchDir('cordon-facts')
     fs.mkdirSync(path.join(base, 'sub', 'out'), { recursive: true })
     const line = "touch: cannot touch 'out/x': Permission denied"
     expect(pathsInLine(line, base, [path.join(base, 'sub'), base])).toEqual([path.join(base, 'sub', 'out', 'x')])
-    expect(pathsInLine(line, base, ['/nonexistent-base', base])).toEqual([path.join('/nonexistent-base', 'out', 'x')])
+    expect(pathsInLine(line, base, ['/nonexistent-base', base])).toEqual([])
+    fs.mkdirSync(path.join(base, 'out'))
+    expect(pathsInLine(line, base, [path.join(base, 'sub'), base])).toEqual([])
     expect(pathsInLine("touch: cannot touch 'y': Permission denied", base)).toEqual([path.join(base, 'y')])
   })
 })
@@ -102,10 +104,45 @@ describe('classifyDenial', () => {
     expect(classifyDenial(run({ exitCode: 126, stderr })).denied).toBe(false)
   })
 
-  it('relative paths resolve against the directories the command switched to', () => {
-    const facts = classifyDenial(
-      run({ stderr: "touch: cannot touch 'x': Permission denied", command: `cd ${outside} && touch x` }),
-    )
-    expect(facts).toEqual({ denied: true, deniedPaths: [path.join(outside, 'x')] })
+  it('relative paths resolve where the failed command ran, as the shell logged it', () => {
+    const stderr = "touch: cannot touch 'x': Permission denied"
+    const command = `cd ${outside} && touch x`
+    const logged = classifyDenial(run({ stderr, command, failures: [{ cwd: outside, command: 'touch x' }] }))
+    expect(logged).toEqual({ denied: true, deniedPaths: [path.join(outside, 'x')] })
+    // Without the log the command could have failed in the cwd (writable) or after the cd: no guess.
+    expect(classifyDenial(run({ stderr, command }))).toEqual({ denied: false, deniedPaths: [] })
+    // Both candidates refused by the sandbox: a denial, its path unknown.
+    const elsewhere = path.join(outside, 'elsewhere')
+    fs.mkdirSync(elsewhere, { recursive: true })
+    const both = classifyDenial(run({ stderr, command: `cd ${elsewhere} && touch x`, cwd: outside }))
+    expect(both).toEqual({ denied: true, deniedPaths: [] })
+  })
+
+  it('error codes are not relative paths; npm names the path on a later line', () => {
+    const npm = ['npm error code EACCES', 'npm error syscall mkdir', `npm error path ${outside}/cache`].join('\n')
+    expect(classifyDenial(run({ stderr: npm }))).toEqual({ denied: true, deniedPaths: [`${outside}/cache`] })
+    expect(pathsInLine('open EACCES: Permission denied', '/w')).toEqual([])
+  })
+
+  it('a write through a symlink inside the root lands outside: that is the path denied', () => {
+    const link = path.join(root, 'out-link')
+    fs.rmSync(link, { force: true })
+    fs.symlinkSync(outside, link)
+    const facts = classifyDenial(run({ stderr: `sh: 1: cannot create ${link}/f: Permission denied` }))
+    expect(facts).toEqual({ denied: true, deniedPaths: [path.join(outside, 'f')] })
+  })
+
+  it("git's 'could not create leading directories' of a path whose parent does not exist", () => {
+    const stderr = `fatal: could not create leading directories of '${outside}/a/b/c': Permission denied`
+    expect(classifyDenial(run({ stderr })).deniedPaths).toEqual([`${outside}/a/b/c`])
+  })
+
+  it('a refused read of a hidden path is not a write denial; errors on stdout count', () => {
+    const secret = path.join(outside, 'id_rsa')
+    const stderr = `cat: ${secret}: Permission denied`
+    expect(classifyDenial(run({ stderr, hidden: [secret] })).denied).toBe(false)
+    expect(
+      classifyDenial(run({ stderr: '', stdout: `sh: 1: cannot create ${outside}/y: Permission denied` })).denied,
+    ).toBe(true)
   })
 })

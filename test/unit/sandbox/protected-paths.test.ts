@@ -74,12 +74,18 @@ describe('protectedSetFor', () => {
   })
 
   it('the cordon package inside a writable root is protected, and relative policy paths resolve against the root', () => {
-    const above = path.dirname(PACKAGE_ROOT)
-    expect(setFor({ mode: 'workspace-write', workspaceRoot: above }).paths).toContainEqual({
-      path: PACKAGE_ROOT,
+    // As if cordon were installed in the project's node_modules.
+    const project = path.join(base, 'project')
+    const installed = path.join(project, 'node_modules', 'cordon')
+    fs.mkdirSync(installed, { recursive: true })
+    const policy: SandboxPolicy = { mode: 'workspace-write', workspaceRoot: project }
+    const grants = grantsFor(policy, { tempDir: path.join(base, 'tmp') })
+    expect(protectedSetFor(policy, grants, installed).paths).toContainEqual({
+      path: installed,
       kind: 'dir',
       origin: 'cordon',
     })
+    expect(PACKAGE_ROOT).toBe(fs.realpathSync(path.join(import.meta.dirname, '..', '..', '..')))
     const root = path.join(base, 'relative')
     fs.mkdirSync(path.join(root, 'ci'), { recursive: true })
     expect(paths({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: ['ci'] })).toEqual(['dir:relative/ci'])
