@@ -69,6 +69,8 @@ export interface LocalSandboxOptions {
   rulesetCacheSize?: number
   /** The PATH the probe searches for `bwrap`; default `process.env.PATH`. */
   searchPath?: string | undefined
+  /** Keep the probe's verdict on disk between processes (`use`), or probe anew and keep it (`refresh`); default neither. */
+  probeCache?: 'use' | 'refresh' | undefined
   /** The environment hidden paths (`~`, `$XDG_RUNTIME_DIR`), socket masks and the private layout are read from; default `process.env`. */
   env?: NodeJS.ProcessEnv | undefined
 }
@@ -138,7 +140,9 @@ export class LocalSandbox {
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
   static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
     const chain = options.backends ?? defaultChain()
-    const capabilities = options.capabilities ?? (await probeBackends(chain, { searchPath: options.searchPath }))
+    const capabilities =
+      options.capabilities ??
+      (await probeBackends(chain, { searchPath: options.searchPath, diskCache: options.probeCache }))
     let native: NativeAddon | undefined
     if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
       try {

@@ -16,6 +16,7 @@ import {
 } from '../policy/backends.js'
 import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
 import { probeBubblewrap } from './probe-bubblewrap.js'
+import { probeCacheKey, readProbeCache, writeProbeCache } from './probe-disk-cache.js'
 import { LANDLOCK_LIMITATIONS, probeLandlock, REMEDY_BUILD_HELPER } from './probe-landlock.js'
 import { probeSeatbelt } from './seatbelt-probe.js'
 import { defaultChain } from './select.js'
@@ -31,6 +32,11 @@ export interface ProbeBackendsOptions {
   searchPath?: string | undefined
   /** The spawn path runs take; default the process's (`CORDON_SPAWN`, else native where the addon loads). */
   spawnPath?: SpawnPathChoice | undefined
+  /**
+   * The verdict on disk (probe-disk-cache.ts): `use` reads it and writes a fresh one, `refresh`
+   * probes anew and writes it; absent, the disk is not touched (a library's default).
+   */
+  diskCache?: 'use' | 'refresh' | undefined
 }
 
 /** The Landlock verdict on the portable spawn path: unusable, and why. */
@@ -61,6 +67,15 @@ export function probeBackends(
   const key = `${chain.join(',')}\0${options.searchPath ?? process.env.PATH ?? ''}\0${spawnPath.path}`
   let cached = probeCache.get(key)
   if (!cached) {
+    const diskKey = options.diskCache
+      ? probeCacheKey(chain, options.searchPath ?? process.env.PATH, spawnPath.path)
+      : ''
+    const fromDisk = options.diskCache === 'use' ? readProbeCache(diskKey) : undefined
+    if (fromDisk) {
+      cached = Promise.resolve(fromDisk)
+      probeCache.set(key, cached)
+      return cached
+    }
     cached = (async () => {
       const backends: Partial<Record<SandboxBackendName, BackendCapability>> = {}
       for (const name of chain) {
@@ -69,7 +84,9 @@ export function probeBackends(
         if (name === 'bubblewrap') backends.bubblewrap = await probeBubblewrap({ searchPath: options.searchPath })
         if (name === 'seatbelt') backends.seatbelt = await probeSeatbelt()
       }
-      return { platform: process.platform, chain: [...chain], backends, spawnPath: spawnPathFacts(spawnPath) }
+      const caps = { platform: process.platform, chain: [...chain], backends, spawnPath: spawnPathFacts(spawnPath) }
+      if (options.diskCache) writeProbeCache(diskKey, caps)
+      return caps
     })()
     probeCache.set(key, cached)
   }
