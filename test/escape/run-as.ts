@@ -1,0 +1,85 @@
+/**
+ * Starts a TypeScript script of the repository in a plain Node child as root or as uid 65534
+ * (setpriv, no groups), the way a harness on this host would run: in a session keyring of its
+ * own that every process it starts inherits (as a login session's is), from `/`. Asynchronous,
+ * so the escape suite's runners for every backend and user run side by side.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { AttackUser } from './attack.js'
+import { PYTHON } from './host-objects.js'
+
+/** uid and gid of `nobody`. */
+export const NOBODY = 65534
+
+/** Every user the escape suite runs as. */
+export const USERS: readonly AttackUser[] = ['root', 'nobody']
+
+/** The repository root. */
+export const REPO = path.resolve(import.meta.dirname, '..', '..')
+
+// Joins a new session keyring (KEYCTL_JOIN_SESSION_KEYRING), then becomes argv[1:].
+const IN_SESSION_KEYRING = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.syscall(250, 1, b"cordon-escape-session") < 0:
+    raise OSError(ctypes.get_errno(), "keyctl join")
+os.execv(sys.argv[1], sys.argv[1:])
+`
+
+/** The argv that runs `script` (a .ts path) with `args` as `user`. */
+export function nodeArgvAs(user: AttackUser, script: string, args: readonly string[]): string[] {
+  const node = [process.execPath, '--import', path.join(REPO, 'test/fixtures/ts-hooks.mjs'), script, ...args]
+  const inSession = [PYTHON, '-c', IN_SESSION_KEYRING, ...node]
+  if (user === 'root') return inSession
+  return ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...inSession]
+}
+
+/** A fresh directory under the host temp dir, owned by `user`. */
+export function baseFor(user: AttackUser, prefix: string): string {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-${user}-`)))
+  if (user === 'nobody') fs.chownSync(base, NOBODY, NOBODY)
+  return base
+}
+
+/** What a finished script printed. */
+export interface ScriptResult {
+  stdout: string
+  stderr: string
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** Runs `script` as `user` to its end (killed after `timeoutMs`). */
+export function runScriptAs(
+  user: AttackUser,
+  script: string,
+  args: readonly string[],
+  timeoutMs = 300_000,
+): Promise<ScriptResult> {
+  const argv = nodeArgvAs(user, script, args)
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+  })
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  child.stdout.on('data', (c: Buffer) => out.push(c))
+  child.stderr.on('data', (c: Buffer) => err.push(c))
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) =>
+      resolve({
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        code,
+        signal,
+      }),
+    )
+  })
+}
