@@ -4,7 +4,7 @@
  * own that every process it starts inherits (as a login session's is), from `/`. Asynchronous,
  * so the escape suite's runners for every backend and user run side by side.
  */
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -82,4 +82,36 @@ export function runScriptAs(
       }),
     )
   })
+}
+
+/** Starts `script` as `user` and hands back the live child (its pid is the script's own: setpriv and python exec). */
+export function spawnScriptAs(user: AttackUser, script: string, args: readonly string[]): ChildProcess {
+  const argv = nodeArgvAs(user, script, args)
+  return spawn(argv[0]!, argv.slice(1), {
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+}
+
+const SCENARIO_HOST = path.join(REPO, 'test/escape/scenario-host.ts')
+
+/** Runs scenario `name` of scenario-host.ts as `user` in `dir` (owned by that user); its result. */
+export async function runScenario<T>(user: AttackUser, name: string, dir: string, args: object): Promise<T> {
+  const resultFile = path.join(dir, `result-${name}.json`)
+  const r = await runScriptAs(user, SCENARIO_HOST, [name, resultFile, JSON.stringify(args)])
+  let parsed: { uid: number; result?: T; error?: string }
+  try {
+    parsed = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as typeof parsed
+  } catch {
+    throw new Error(`scenario ${name} as ${user} left no result (exit ${r.code ?? r.signal}): ${r.stderr}`)
+  }
+  if (parsed.error !== undefined) throw new Error(`scenario ${name} as ${user} failed: ${parsed.error}`)
+  if (parsed.uid !== (user === 'root' ? 0 : NOBODY)) throw new Error(`scenario ${name} ran as uid ${parsed.uid}`)
+  return parsed.result as T
+}
+
+/** Starts scenario `name` as `user` without waiting (for a host that is to be killed). */
+export function startScenario(user: AttackUser, name: string, dir: string, args: object): ChildProcess {
+  return spawnScriptAs(user, SCENARIO_HOST, [name, path.join(dir, `result-${name}.json`), JSON.stringify(args)])
 }

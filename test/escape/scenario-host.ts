@@ -1,0 +1,42 @@
+// A harness-like host process for the escape scenarios that need one of their own (started as
+// root or, through setpriv, as nobody by run-as.ts): it runs one scenario and writes the result
+// as JSON to a file (its stdout may be the very file or terminal under attack).
+// argv: <scenario> <result file> <JSON arguments>.
+import fs from 'node:fs'
+import type { SandboxBackendName } from '../../src/sandbox/probe.js'
+import type { AttackMode } from './attack.js'
+import { hostToKill, type LifetimeCase, lifetimeCases } from './scenario-lifetime.js'
+
+interface Args {
+  backend: SandboxBackendName | 'control'
+  mode: AttackMode
+  root: string
+  cases: LifetimeCase[]
+  ready?: string
+}
+
+const [scenario, resultFile, json] = process.argv.slice(2)
+if (!scenario || !resultFile || !json) throw new Error('usage: scenario-host <scenario> <result file> <json>')
+const args = JSON.parse(json) as Args
+
+async function run(): Promise<unknown> {
+  switch (scenario) {
+    case 'lifetime':
+      return lifetimeCases(args.cases)
+    case 'host-to-kill':
+      return hostToKill(args.cases, args.ready!)
+    default:
+      throw new Error(`unknown scenario ${scenario}`)
+  }
+}
+
+try {
+  const result = await run()
+  fs.writeFileSync(resultFile, JSON.stringify({ uid: process.getuid?.(), result }))
+} catch (e) {
+  fs.writeFileSync(
+    resultFile,
+    JSON.stringify({ uid: process.getuid?.(), error: e instanceof Error ? e.stack : String(e) }),
+  )
+}
+process.exit(0)
