@@ -52,25 +52,34 @@ export interface ScriptResult {
   signal: NodeJS.Signals | null
 }
 
+/** How a script is started besides its user. */
+export interface ScriptOptions {
+  /** Its stdout: this descriptor of the test process (default: a pipe, returned as `stdout`). */
+  stdoutFd?: number
+  /** An argv run in front of it (as root), e.g. a terminal that owns its stdout. */
+  prefix?: readonly string[]
+  timeoutMs?: number
+}
+
 /** Runs `script` as `user` to its end (killed after `timeoutMs`). */
 export function runScriptAs(
   user: AttackUser,
   script: string,
   args: readonly string[],
-  timeoutMs = 300_000,
+  options: ScriptOptions = {},
 ): Promise<ScriptResult> {
-  const argv = nodeArgvAs(user, script, args)
+  const argv = [...(options.prefix ?? []), ...nodeArgvAs(user, script, args)]
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: '/',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: timeoutMs,
+    stdio: ['ignore', options.stdoutFd ?? 'pipe', 'pipe'],
+    timeout: options.timeoutMs ?? 300_000,
     killSignal: 'SIGKILL',
   })
   const out: Buffer[] = []
   const err: Buffer[] = []
-  child.stdout.on('data', (c: Buffer) => out.push(c))
-  child.stderr.on('data', (c: Buffer) => err.push(c))
+  child.stdout?.on('data', (c: Buffer) => out.push(c))
+  child.stderr?.on('data', (c: Buffer) => err.push(c))
   return new Promise((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code, signal) =>
@@ -97,9 +106,16 @@ export function spawnScriptAs(user: AttackUser, script: string, args: readonly s
 const SCENARIO_HOST = path.join(REPO, 'test/escape/scenario-host.ts')
 
 /** Runs scenario `name` of scenario-host.ts as `user` in `dir` (owned by that user); its result. */
-export async function runScenario<T>(user: AttackUser, name: string, dir: string, args: object): Promise<T> {
+export async function runScenario<T>(
+  user: AttackUser,
+  name: string,
+  dir: string,
+  args: object,
+  options: ScriptOptions & { onStdout?: (stdout: string) => void } = {},
+): Promise<T> {
   const resultFile = path.join(dir, `result-${name}.json`)
-  const r = await runScriptAs(user, SCENARIO_HOST, [name, resultFile, JSON.stringify(args)])
+  const r = await runScriptAs(user, SCENARIO_HOST, [name, resultFile, JSON.stringify(args)], options)
+  options.onStdout?.(r.stdout)
   let parsed: { uid: number; result?: T; error?: string }
   try {
     parsed = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as typeof parsed

@@ -3,16 +3,13 @@
 // as JSON to a file (its stdout may be the very file or terminal under attack).
 // argv: <scenario> <result file> <JSON arguments>.
 import fs from 'node:fs'
-import type { SandboxBackendName } from '../../src/sandbox/probe.js'
-import type { AttackMode } from './attack.js'
+import { type InheritedCase, inheritedFile, inheritedTerminal } from './scenario-inherited.js'
 import { hostToKill, type LifetimeCase, lifetimeCases } from './scenario-lifetime.js'
 
 interface Args {
-  backend: SandboxBackendName | 'control'
-  mode: AttackMode
-  root: string
-  cases: LifetimeCase[]
+  cases: LifetimeCase[] & InheritedCase[]
   ready?: string
+  file?: string
 }
 
 const [scenario, resultFile, json] = process.argv.slice(2)
@@ -25,6 +22,10 @@ async function run(): Promise<unknown> {
       return lifetimeCases(args.cases)
     case 'host-to-kill':
       return hostToKill(args.cases, args.ready!)
+    case 'inherited-file':
+      return inheritedFile(args.cases, args.file!)
+    case 'inherited-terminal':
+      return inheritedTerminal(args.cases)
     default:
       throw new Error(`unknown scenario ${scenario}`)
   }
