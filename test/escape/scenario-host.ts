@@ -3,13 +3,18 @@
 // as JSON to a file (its stdout may be the very file or terminal under attack).
 // argv: <scenario> <result file> <JSON arguments>.
 import fs from 'node:fs'
+import type { SandboxBackendName } from '../../src/sandbox/probe.js'
 import { type InheritedCase, inheritedFile, inheritedTerminal } from './scenario-inherited.js'
 import { hostToKill, type LifetimeCase, lifetimeCases } from './scenario-lifetime.js'
+import { rootIdentity } from './scenario-roots.js'
+import { rulesetLifetime } from './scenario-rulesets.js'
 
 interface Args {
   cases: LifetimeCase[] & InheritedCase[]
   ready?: string
   file?: string
+  /** roots: the host runs in a private mount namespace and may mount pseudo-filesystems. */
+  privateMounts?: boolean
 }
 
 const [scenario, resultFile, json] = process.argv.slice(2)
@@ -26,6 +31,12 @@ async function run(): Promise<unknown> {
       return inheritedFile(args.cases, args.file!)
     case 'inherited-terminal':
       return inheritedTerminal(args.cases)
+    case 'rulesets':
+      return Promise.all(args.cases.map((c) => rulesetLifetime(c.backend as SandboxBackendName, c.root)))
+    case 'roots':
+      return Promise.all(
+        args.cases.map((c) => rootIdentity(c.backend as SandboxBackendName, c.root, args.privateMounts === true)),
+      )
     default:
       throw new Error(`unknown scenario ${scenario}`)
   }
