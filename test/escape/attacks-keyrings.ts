@@ -52,6 +52,6 @@ export const KEYRING_ATTACKS: readonly Attack[] = [
     name: 'the host key names through /proc/keys',
     kind: 'keyrings',
     modes: BOTH,
-    script: 'grep -q "$KEYDESC" /proc/keys && echo BREACH; true',
+    script: 'grep "$KEYDESC" /proc/keys && echo BREACH; true',
   },
 ]
