@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import type { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { alive } from '../support/processes.js'
 import { runSpec, specFor, type RunResult } from '../support/run-confined.js'
 import type { Attack, AttackMode } from './attack.js'
 import { HostObjects, PYTHON } from './host-objects.js'
@@ -312,7 +313,8 @@ class Lane {
       changed.push('a mount appeared')
       spawnSync('umount', ['-l', root])
     }
-    const helperAlive = isAlive(helper)
+    // both: Node may not have seen the exit yet, and /proc shows an unreaped helper as a zombie
+    const helperAlive = isAlive(helper) && alive(helper.pid!)
     helper.kill('SIGKILL')
     for (const p of tagged(this.watched, tag)) fs.rmSync(p, { recursive: true, force: true })
     return {
