@@ -79,6 +79,7 @@ async function killHost(user: AttackUser): Promise<Map<string, { started: string
   const report = JSON.parse(fs.readFileSync(ready, 'utf8')) as Array<{
     markers: Record<string, string>
     started: string[]
+    tempDir?: string
   }>
   host.kill('SIGKILL')
   const survivors = (markers: Record<string, string>) =>
@@ -89,8 +90,10 @@ async function killHost(user: AttackUser): Promise<Map<string, { started: string
   const out = new Map(
     cases.map((c, i) => [c.key, { started: report[i]!.started, survivors: survivors(report[i]!.markers) }]),
   )
-  for (const r of report)
+  for (const r of report) {
     for (const marker of Object.values(r.markers)) for (const pid of findProcesses(marker)) process.kill(pid, 'SIGKILL')
+    if (r.tempDir) fs.rmSync(r.tempDir, { recursive: true, force: true })
+  }
   return out
 }
 

@@ -307,16 +307,17 @@ export async function lifetimeCases(cases: readonly LifetimeCase[]): Promise<Rec
   )
 }
 
-/** Starts one case's writers (confined, or unconfined for `control`); the markers that find them. */
-async function startWriters(c: LifetimeCase): Promise<Leaver> {
+/** Starts one case's writers (confined, or unconfined for `control`); the markers that find them, and the session temp dir. */
+async function startWriters(c: LifetimeCase): Promise<{ leaver: Leaver; tempDir?: string }> {
   if (c.backend === 'control') {
     const leaver = leaveWriters(c.root, 'sleep 60')
     spawnUnconfined(leaver.script, c.root, c.root)
-    return leaver
+    return { leaver }
   }
   const sandbox = await LocalSandbox.create({ backends: [c.backend] })
   const policy = { mode: c.mode, workspaceRoot: c.root, sessionId: 'host-killed' } as const
-  const wdir = c.mode === 'workspace-write' ? c.root : sandbox.plan(policy)!.tempDir!
+  const tempDir = sandbox.plan(policy)!.tempDir!
+  const wdir = c.mode === 'workspace-write' ? c.root : tempDir
   const leaver = leaveWriters(wdir, 'sleep 60')
   new LocalSubprocessRuntime().spawn(
     sandbox.confine(
@@ -330,17 +331,18 @@ async function startWriters(c: LifetimeCase): Promise<Leaver> {
       policy,
     ).spec,
   )
-  return leaver
+  return { leaver, tempDir }
 }
 
 /**
- * The host to be SIGKILLed: starts every case's writers, writes their markers (and which
- * started) into `ready` once they run, and waits to be killed.
+ * The host to be SIGKILLed: starts every case's writers, writes their markers, which started and
+ * the session temp dirs (a killed host cannot remove them) into `ready` once they run, and waits
+ * to be killed.
  */
 export async function hostToKill(cases: readonly LifetimeCase[], ready: string): Promise<void> {
-  const leavers = await Promise.all(cases.map(startWriters))
-  const started = await Promise.all(leavers.map((l) => waitStarted(l)))
-  const report = leavers.map((l, i) => ({ markers: l.markers, started: started[i] }))
+  const writers = await Promise.all(cases.map(startWriters))
+  const started = await Promise.all(writers.map((w) => waitStarted(w.leaver)))
+  const report = writers.map((w, i) => ({ markers: w.leaver.markers, started: started[i], tempDir: w.tempDir }))
   fs.writeFileSync(ready, JSON.stringify(report))
   await new Promise(() => undefined) // until SIGKILL
 }
