@@ -88,6 +88,8 @@ export interface LifetimeOutcome {
   started: string[]
   /** Those alive right after the run ended, by name. */
   aliveAtEnd: string[]
+  /** What was found alive then: pid, state and argv (for a failure's message). */
+  aliveDetail?: string[]
   /** Writers whose log still grew 400 ms later. */
   growing: string[]
   /** What the command printed (background jobs: the kill's result, parent-kept/lost). */
@@ -131,13 +133,26 @@ async function waitStarted(leaver: Leaver, timeoutMs = 10_000): Promise<string[]
 /** What is alive now and what still grows 400 ms later; then every survivor is SIGKILLed. */
 async function leftovers(leaver: Leaver, started: string[], output = ''): Promise<LifetimeOutcome> {
   const names = Object.keys(leaver.markers)
-  const aliveAtEnd = names.filter((n) => findProcesses(leaver.markers[n]!).length > 0)
+  const found = names.map((n) => findProcesses(leaver.markers[n]!))
+  const aliveAtEnd = names.filter((_, i) => found[i]!.length > 0)
+  const aliveDetail = found.flat().map(describe)
   const logs = names.map((n) => `${leaver.markers[n]}.log`)
   const sizes = logs.map(sizeOf)
   await new Promise((r) => setTimeout(r, 400))
   const growing = names.filter((_, i) => sizeOf(logs[i]!) > sizes[i]!)
   for (const n of names) for (const pid of findProcesses(leaver.markers[n]!)) process.kill(pid, 'SIGKILL')
-  return { started, aliveAtEnd, growing, output }
+  return { started, aliveAtEnd, ...(aliveDetail.length > 0 ? { aliveDetail } : {}), growing, output }
+}
+
+/** `pid state argv…` of a process, for a message. */
+function describe(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1')
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').slice(0, 160)
+    return `${pid} ${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)} ${argv}`
+  } catch {
+    return `${pid} gone`
+  }
 }
 
 function clean(dir: string): void {
