@@ -1,7 +1,7 @@
 // cordon-exec: the helper executable.
 //
 //   cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding --cap-last N]
-//                      [--no-new-privs] [--seccomp-hex HEX] [--unshare-ipc]
+//                      [--no-new-privs] [--seccomp-hex HEX] [--unshare-ipc] [--mask-keys]
 //                                                         a launcher (one per Node host thread and
 //                                                         kind of run: what it applies to itself,
 //                                                         its runs inherit)
@@ -52,6 +52,7 @@ int usage(const std::string& why) {
       stderr,
       "cordon-exec: %s\n"
       "usage: cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding] [--no-new-privs] [--seccomp-hex H]\n"
+      "       [--unshare-ipc] [--mask-keys]\n"
       "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
       "       cordon-exec canary DIR HOST_PID\n"
       "       cordon-exec --version\n"
@@ -86,6 +87,7 @@ bool decode_hex(const char* hex, std::vector<sock_filter>* out) {
 int zygote_main(int argc, char** argv) {
   long control = -1, host = 0, cap_last = 40;
   bool unshare_ipc = false;
+  bool mask_keys = false;
   cordon::ConfinementPlan self;
   std::vector<sock_filter> filter;
   for (int i = 2; i < argc; i++) {
@@ -101,6 +103,8 @@ int zygote_main(int argc, char** argv) {
       self.no_new_privs = true;
     } else if (strcmp(argv[i], "--unshare-ipc") == 0) {
       unshare_ipc = true;
+    } else if (strcmp(argv[i], "--mask-keys") == 0) {
+      mask_keys = true;
     } else if (strcmp(argv[i], "--seccomp-hex") == 0 && i + 1 < argc && decode_hex(argv[i + 1], &filter)) {
       i++;
     } else {
@@ -113,7 +117,7 @@ int zygote_main(int argc, char** argv) {
     self.filter = filter.data();
     self.filter_len = static_cast<uint16_t>(filter.size());
   }
-  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self, unshare_ipc);
+  cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self, unshare_ipc, mask_keys);
 }
 
 // Closes every descriptor above 2 but `keep_a` and `keep_b` (-1: none).

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,6 +62,21 @@ int enter_namespaces(bool user, bool ipc, bool net) {
     if (rc != 0) return rc;
   }
   return net ? loopback_up() : 0;
+}
+
+}  // namespace cordon
+
+namespace cordon {
+
+int mask_kernel_keys() {
+  if (unshare(CLONE_NEWNS) != 0) return -errno;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return -errno;
+  static const char* const kKeyFiles[] = {"/proc/keys", "/proc/key-users"};
+  for (const char* path : kKeyFiles) {
+    if (access(path, F_OK) != 0) continue;
+    if (mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0) return -errno;
+  }
+  return 0;
 }
 
 }  // namespace cordon

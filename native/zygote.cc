@@ -128,12 +128,17 @@ pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_
 
 }  // namespace
 
-void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc) {
+void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc, bool mask_keys) {
   // Dies with the host thread; a host already gone shows as a new parent.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (host_pid > 0 && getppid() != host_pid) _exit(125);
   fcntl(control_fd, F_SETFD, FD_CLOEXEC);
   signal(SIGPIPE, SIG_IGN);
+  // Before the launcher's own seccomp program, which may refuse mount.
+  if (mask_keys) {
+    int rc = mask_kernel_keys();
+    if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
+  }
   int error = 0;
   const char* failed = prepare_launcher(self, &error);
   if (failed != nullptr) refuse_forever(control_fd, error, failed);

@@ -15,6 +15,7 @@ namespace cordon {
 // program), so its runs inherit them instead of paying for them per spawn; `self` is never a
 // Landlock domain: the supervisors it forks stay outside every command's sandbox.
 // With `unshare_ipc`, all its runs share one private IPC namespace (made here, once).
-[[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc);
+[[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc,
+                             bool mask_keys);
 
 }  // namespace cordon

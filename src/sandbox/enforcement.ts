@@ -21,8 +21,8 @@ export interface BackendFacts {
   seccomp: boolean
   /** A supervisor outside the sandbox runs every command (cordon-exec). */
   supervisor: boolean
-  /** Private namespaces available to a run. */
-  namespaces: { ipc: boolean; net: boolean }
+  /** Private namespaces available to a run; `keys`: a mount namespace masking /proc/keys. */
+  namespaces: { ipc: boolean; net: boolean; keys?: boolean }
   /** The command runs as uid 0 (RLIMIT_NPROC does not bind it). */
   uid0: boolean
 }
@@ -84,6 +84,8 @@ function account(classes: Partial<Record<EffectClass, ClassVerdict>>, promised: 
   const ungoverned = promised.filter((c) => classes[c]?.governed !== true)
   const listed: Partial<Record<EffectClass, ClassVerdict>> = {}
   for (const c of promised) listed[c] = classes[c] ?? no('not governed by this backend')
+  // network: inherit promises nothing, but what stays reachable is said all the same.
+  if (!promised.includes('network') && classes.network) listed.network = classes.network
   // `signals` is the old name of `processes`: listed wherever processes is.
   if (listed.processes) listed.signals = listed.processes
   if (governed.includes('processes')) governed.push('signals')
@@ -110,7 +112,11 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
       : seccomp
         ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
         : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
-  if (policy.network === 'deny') {
+  if (policy.network !== 'deny') {
+    c.network = no(
+      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
+    )
+  } else {
     c.network = !seccomp
       ? no('seccomp filters do not load: non-TCP sockets are ungoverned')
       : facts.namespaces.net
@@ -134,7 +140,13 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
     : seccomp
       ? yes('seccomp refuses SysV IPC and POSIX message queues')
       : no('no IPC namespace and no seccomp: host SysV IPC and message queues are reachable')
-  c.keyrings = seccomp ? yes('seccomp refuses add_key, request_key and keyctl') : no('seccomp filters do not load')
+  c.keyrings = !seccomp
+    ? no('seccomp filters do not load')
+    : facts.namespaces.keys === true
+      ? yes('seccomp refuses add_key, request_key and keyctl; /proc/keys reads empty (a private mount namespace)')
+      : no(
+          "seccomp refuses add_key, request_key and keyctl, but the names and sizes of the user's keys stay listed in /proc/keys (masking it needs a mount namespace: root, or bubblewrap)",
+        )
   c.terminals =
     seccomp && abi >= 1
       ? yes(
@@ -172,11 +184,16 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
       )
   c.names = yes('read-only binds outside the writable set (EROFS)')
   c.metadata = yes('read-only binds refuse chmod, chown, utime and xattrs outside the writable set')
-  if (policy.network === 'deny') c.network = yes('a private network namespace (--unshare-net) holding only loopback')
+  c.network =
+    policy.network === 'deny'
+      ? yes('a private network namespace (--unshare-net) holding only loopback; seccomp refuses socket(AF_UNIX)')
+      : no(
+          'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets outside the masked /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and SSH agent dirs included',
+        )
   c.processes = yes('a private pid namespace: host processes cannot be named, signalled or controlled')
   c.ipc = yes('a private IPC namespace (--unshare-ipc)')
   c.keyrings = seccomp
-    ? yes('seccomp inside refuses add_key, request_key and keyctl')
+    ? yes('seccomp inside refuses add_key, request_key and keyctl; /proc/keys and /proc/key-users read empty')
     : no('seccomp filters do not load: the host session keyring is reachable')
   c.terminals = seccomp
     ? yes('a fresh /dev without host ptys; seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX')

@@ -45,7 +45,7 @@ import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } fro
 import { probeBackends } from './probe.js'
 import { landlockHost } from './probe-landlock.js'
 import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './protected-paths.js'
-import { DEV_CLOSED, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
+import { DEV_CLOSED, type HiddenMount, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
 import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
@@ -54,6 +54,11 @@ import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from '
 import { renderSeatbeltProfile } from './seatbelt.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 import { socketMasksFor } from './socket-masks.js'
+
+/** The /proc files that list the kernel keys of the user, masked under bubblewrap. */
+const PROC_KEY_FILES: readonly HiddenMount[] = ['/proc/keys', '/proc/key-users']
+  .filter((p) => fs.existsSync(p))
+  .map((p) => ({ kind: 'file' as const, path: p }))
 
 const NO_PROTECTED: ProtectedSet = { paths: [], parents: [], stamps: [] }
 
@@ -111,7 +116,11 @@ function factsOf(backend: SandboxBackendName, capability: BackendCapability, pol
     abi: Math.min(capability.abi ?? 0, 7),
     seccomp: capability.seccomp === true,
     supervisor: capability.supervisor === true,
-    namespaces: { ipc: ns?.ipc === true && (uid0 || deny), net: ns?.net === true && deny },
+    namespaces: {
+      ipc: ns?.ipc === true && (uid0 || deny),
+      net: ns?.net === true && deny,
+      keys: uid0 && ns?.ipc === true,
+    },
     uid0,
   }
 }
@@ -194,7 +203,7 @@ export class LocalSandbox {
     const key = JSON.stringify(policy)
     const memo = this.plans.get(key)
     if (memo && this.stillCurrent(memo)) {
-      this.pins.check(policy.sessionId, memo.plan.grants)
+      this.pins.check(policy.sessionId, memo.plan.grants, confined)
       return memo.plan
     }
     const native = this.native
@@ -204,7 +213,7 @@ export class LocalSandbox {
     const caches = this.cachesFor(confined, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(confined, grants)
-    this.pins.check(policy.sessionId, grants)
+    this.pins.check(policy.sessionId, grants, confined)
     const view = this.viewFor(confined, runAs)
     const snapshot = view.current(true)
     const protectedSet = confined.mode === 'workspace-write' ? protectedSetFor(confined, grants) : NO_PROTECTED
@@ -283,7 +292,8 @@ export class LocalSandbox {
     // bwrap runs as the owner then: a place the owner cannot reach needs no mount (and gets none).
     const reach = (p: string) => owner === undefined || reachableBy(p, owner)
     return {
-      hidden: snapshot.mounts.filter((m) => reach(m.path)),
+      // /proc/keys lists the names of the user's keys: bwrap's /proc gets it emptied too.
+      hidden: [...snapshot.mounts.filter((m) => reach(m.path)), ...PROC_KEY_FILES],
       protected: protectedSet,
       socketMasks: sockets.masks.filter(reach),
       keep: [...sockets.keep.filter(reach), session.spill],

@@ -67,8 +67,8 @@ export interface ConfinementPlan {
   /** The command's Landlock domain (landlock), or the write domain inside bwrap (bubblewrap). */
   ruleset: LandlockRulesetPlan | undefined
   seccomp: { input: SeccompInput; program: Buffer | undefined }
-  /** Namespaces the supervisor enters before it forks the command (landlock). */
-  namespaces: { ipc: boolean; net: boolean; user: boolean }
+  /** Namespaces the supervisor enters before it forks the command (landlock); `keys`: the launcher's masked /proc/keys. */
+  namespaces: { ipc: boolean; net: boolean; user: boolean; keys?: boolean }
   /** The command's own steps (the ruleset handle is added by the sandbox when it confines). */
   steps: Omit<ConfinementSteps, 'ruleset'>
   /** bubblewrap only: bwrap's own steps (no_new_privs and the launcher program). */
@@ -131,7 +131,14 @@ export function landlockPlan(
   // files of unmapped owners as nobody) only when the network is denied and a namespace is needed.
   const privateNet = deny && ns.available
   const privateIpc = ns.available && (!ns.viaUserNamespace || privateNet)
-  const namespaces = { ipc: privateIpc, net: privateNet, user: ns.viaUserNamespace && (privateIpc || privateNet) }
+  // Root can give the launcher a mount namespace of its own, where /proc/keys reads empty.
+  const maskKeys = ns.available && !ns.viaUserNamespace
+  const namespaces = {
+    ipc: privateIpc,
+    net: privateNet,
+    user: ns.viaUserNamespace && (privateIpc || privateNet),
+    keys: maskKeys,
+  }
   const entries: RulesetEntry[] = [
     ...view.entries,
     ...grants.readable.map((r) => ({ path: r.path, rights: rightsFor(r.access), origin: 'read' as const })),
@@ -161,7 +168,7 @@ export function landlockPlan(
       abi: host.abi,
       seccomp: host.seccomp,
       supervisor: host.supervisor,
-      namespaces: { ipc: privateIpc, net: privateNet },
+      namespaces: { ipc: privateIpc, net: privateNet, keys: maskKeys },
       uid0: host.uid === 0,
     },
     { ...policy, shield },

@@ -210,6 +210,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
           namespaces: {
             ipc: facts.namespaces && (host.uid === 0 || network === 'deny'),
             net: facts.namespaces && network === 'deny',
+            keys: facts.namespaces && host.uid === 0,
           },
           uid0: host.uid === 0,
         },

@@ -46,6 +46,13 @@ export const SYSTEM_ROOTS: readonly string[] = [
   '/srv',
   '/sys',
   '/usr',
+  // merged-/usr hosts: /bin, /sbin and /lib resolve here, and roots are compared resolved
+  '/usr/bin',
+  '/usr/sbin',
+  '/usr/lib',
+  '/usr/lib32',
+  '/usr/lib64',
+  '/usr/libexec',
   '/var',
 ]
 
@@ -132,26 +139,37 @@ export function checkRoots(policy: SandboxPolicy, grants: SandboxGrants): void {
 export class RootPins {
   private readonly pins = new Map<string, Map<string, string>>()
 
-  /** Pins every writable root of `grants` for the session, or throws RootChangedError for one that changed. */
-  check(sessionId: string | undefined, grants: SandboxGrants): void {
+  /**
+   * Pins every writable root of `grants` for the session — each as resolved and as the policy
+   * names it (a root swapped for a symlink resolves elsewhere, but its given path changed) — or
+   * throws RootChangedError for one that changed.
+   */
+  check(sessionId: string | undefined, grants: SandboxGrants, policy?: SandboxPolicy): void {
     const key = sessionId ?? ''
     let pins = this.pins.get(key)
     if (!pins) {
       pins = new Map()
       this.pins.set(key, pins)
     }
-    for (const w of grants.writable) {
-      if (w.kind === 'temp' || w.kind === 'cache') continue
+    const given =
+      policy === undefined
+        ? []
+        : [...(policy.mode === 'workspace-write' ? [policy.workspaceRoot] : []), ...(policy.writableRoots ?? [])]
+    const paths = [
+      ...grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path),
+      ...given,
+    ]
+    for (const p of new Set(paths)) {
       let id: string
       try {
-        const st = fs.lstatSync(w.path)
+        const st = fs.lstatSync(p)
         id = st.isSymbolicLink() ? 'symlink' : `${st.dev}:${st.ino}`
       } catch {
         continue // a missing root is reported where the plan is built
       }
-      const pinned = pins.get(w.path)
-      if (pinned === undefined) pins.set(w.path, id)
-      else if (pinned !== id) throw new RootChangedError(w.path, sessionId)
+      const pinned = pins.get(p)
+      if (pinned === undefined) pins.set(p, id)
+      else if (pinned !== id) throw new RootChangedError(p, sessionId)
     }
   }
 }

@@ -41,6 +41,8 @@ export interface WireConfinement {
   unshareIpc: boolean
   unshareNet: boolean
   unshareUser: boolean
+  /** The launcher's own mount namespace with /proc/keys masked (the launcher applies it; never on the wire). */
+  maskKeys?: boolean | undefined
 }
 
 /** The decoded reply. */

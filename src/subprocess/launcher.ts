@@ -43,6 +43,8 @@ interface LauncherSelf {
   filter: Buffer | undefined
   /** One private IPC namespace for all of this launcher's runs (only without a user namespace). */
   unshareIpc: boolean
+  /** A private mount namespace in which /proc/keys reads empty (root only). */
+  maskKeys: boolean
 }
 
 const zygotes = new Map<string, Zygote>()
@@ -57,7 +59,7 @@ function keyOf(self: LauncherSelf | undefined): string {
     program = programKeys.get(self.filter) ?? self.filter.toString('hex')
     programKeys.set(self.filter, program)
   }
-  return `${self.dropBounding ? 'b' : ''}${self.noNewPrivs ? 'n' : ''}${self.unshareIpc ? 'i' : ''}:${program}`
+  return `${self.dropBounding ? 'b' : ''}${self.noNewPrivs ? 'n' : ''}${self.unshareIpc ? 'i' : ''}${self.maskKeys ? 'k' : ''}:${program}`
 }
 
 function startZygote(native: NativeAddon, key: string, self: LauncherSelf | undefined): Zygote {
@@ -71,6 +73,7 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
   if (self?.noNewPrivs) args.push('--no-new-privs')
   if (self?.filter) args.push('--seccomp-hex', self.filter.toString('hex'))
   if (self?.unshareIpc) args.push('--unshare-ipc')
+  if (self?.maskKeys) args.push('--mask-keys')
   const result = native.spawn(helper, args, [], '/', [Slot.Null, Slot.Null, Slot.Inherit, theirs], null)
   native.closeFd(theirs)
   if (!('pid' in result)) {
@@ -102,6 +105,7 @@ export function launch(request: LaunchRequest, fds: readonly number[], whileStar
     noNewPrivs: c.noNewPrivs,
     filter: c.filter,
     unshareIpc: launcherIpc,
+    maskKeys: c?.maskKeys === true,
   }
   const key = keyOf(self)
   const message = encodeLaunchRequest(
@@ -114,6 +118,7 @@ export function launch(request: LaunchRequest, fds: readonly number[], whileStar
             noNewPrivs: false,
             filter: undefined,
             unshareIpc: c.unshareIpc && !launcherIpc,
+            maskKeys: false,
           },
         }
       : request,

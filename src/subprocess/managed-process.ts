@@ -479,6 +479,7 @@ export class ManagedProcess implements SubprocessHandle {
                   unshareIpc: c?.namespaces?.ipc === true,
                   unshareNet: c?.namespaces?.net === true,
                   unshareUser: c?.namespaces?.user === true,
+                  maskKeys: c?.namespaces?.keys === true,
                 },
         },
         fds,

@@ -19,7 +19,7 @@ const SPEC_KEYS = new Set([
   'onOutput',
 ])
 const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper'])
-const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user'])
+const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) =>

@@ -49,7 +49,12 @@ export const SpawnSpecSchema = z
         mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
         steps: z.object({}).passthrough().optional(),
         namespaces: z
-          .object({ ipc: z.boolean().optional(), net: z.boolean().optional(), user: z.boolean().optional() })
+          .object({
+            ipc: z.boolean().optional(),
+            net: z.boolean().optional(),
+            user: z.boolean().optional(),
+            keys: z.boolean().optional(),
+          })
           .strict()
           .optional(),
         wrapper: z

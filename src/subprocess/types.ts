@@ -133,7 +133,8 @@ export interface SubprocessConfinement {
   /** The sandbox mode the plan enforces. */
   mode: ConfinedSandboxMode
   steps?: ConfinementSteps | undefined
-  namespaces?: { ipc?: boolean; net?: boolean; user?: boolean } | undefined
+  /** `keys`: the launcher's private mount namespace where /proc/keys reads empty (root only). */
+  namespaces?: { ipc?: boolean; net?: boolean; user?: boolean; keys?: boolean } | undefined
   wrapper?: { ruleset?: RulesetReference | undefined } | undefined
 }
 

@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest'
 import { bubblewrapAccount, landlockAccount, promisedClasses } from '../../../src/sandbox/enforcement.js'
 
 describe('class accounts', () => {
-  const facts = { abi: 7, seccomp: true, supervisor: true, namespaces: { ipc: true, net: false }, uid0: true }
+  const facts = {
+    abi: 7,
+    seccomp: true,
+    supervisor: true,
+    namespaces: { ipc: true, net: false, keys: true },
+    uid0: true,
+  }
   it('every confined run promises the process, IPC, keyring, terminal and lifetime classes', () => {
     expect(promisedClasses({ mode: 'read-only' })).toEqual([
       'content',
@@ -33,6 +39,11 @@ describe('class accounts', () => {
     ])
     expect(landlockAccount({ ...facts, abi: 5 }, { mode: 'read-only' }).ungoverned).toEqual(['processes'])
     expect(landlockAccount({ ...facts, supervisor: false }, { mode: 'read-only' }).ungoverned).toEqual(['lifetime'])
+    // Without a mount namespace (unprivileged) /proc/keys still lists the user's key names.
+    const unprivileged = { ...facts, uid0: false, namespaces: { ipc: false, net: false, keys: false } }
+    expect(landlockAccount(unprivileged, { mode: 'read-only' }).ungoverned).toEqual(['keyrings'])
+    // network: inherit promises nothing, but the account says what stays reachable.
+    expect(landlockAccount(facts, { mode: 'read-only' }).classes.network?.how).toMatch(/unix sockets/)
     // RLIMIT_NPROC does not bind uid 0.
     expect(landlockAccount(facts, { mode: 'read-only', limits: { processes: 5 } }).ungoverned).toEqual(['resources'])
     expect(

@@ -15,7 +15,7 @@ describe('landlockPlan', () => {
   it('read-only as root: private IPC, the temp dir writable, the whole set of steps', () => {
     const grants = grantsFor({ mode: 'read-only', workspaceRoot: '/usr' }, { tempDir: temp })
     const plan = landlockPlan({ mode: 'read-only', workspaceRoot: '/usr' }, grants, HOST, view)
-    expect(plan.namespaces).toEqual({ ipc: true, net: false, user: false })
+    expect(plan.namespaces).toEqual({ ipc: true, net: false, user: false, keys: true })
     expect(plan.writable).toContain(temp)
     expect(plan.steps).toMatchObject({ dropCaps: true, dropBounding: true, noNewPrivs: true })
     expect(plan.steps.rlimits).toEqual([{ resource: RLIMIT.CORE, soft: 0, hard: 0 }])
@@ -35,7 +35,7 @@ describe('landlockPlan', () => {
       { ...HOST, namespaces: { available: false, viaUserNamespace: false } },
       view,
     )
-    expect(noNs.namespaces).toEqual({ ipc: false, net: false, user: false })
+    expect(noNs.namespaces).toEqual({ ipc: false, net: false, user: false, keys: false })
     expect(noNs.ruleset!.handledNet).toBe(NET.BIND_TCP | NET.CONNECT_TCP)
     expect(noNs.seccomp.input.privateNet).toBe(false)
   })
@@ -44,12 +44,18 @@ describe('landlockPlan', () => {
     const user = { ...HOST, uid: 1000, setpcap: false, namespaces: { available: true, viaUserNamespace: true } }
     const ro = { mode: 'read-only' as const, workspaceRoot: '/usr' }
     const grants = grantsFor(ro, { tempDir: temp })
-    expect(landlockPlan(ro, grants, user, view).namespaces).toEqual({ ipc: false, net: false, user: false })
+    expect(landlockPlan(ro, grants, user, view).namespaces).toEqual({
+      ipc: false,
+      net: false,
+      user: false,
+      keys: false,
+    })
     const deny = { ...ro, network: 'deny' as const }
     expect(landlockPlan(deny, grantsFor(deny, { tempDir: temp }), user, view).namespaces).toEqual({
       ipc: true,
       net: true,
       user: true,
+      keys: false,
     })
   })
 
