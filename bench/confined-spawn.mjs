@@ -13,6 +13,11 @@
  *   rt.unconfined     rt.spawn(spec) without a sandbox: the public path's own cost (no goal)
  *   floor.startChild  FLOOR, one level down, NOT a public path: the native startChild of
  *                     /bin/true, unconfined, pipes resumed until closed (no goal)
+ *   floor.direct.ro   FLOOR, NOT a public path: startChild with cordon.ro's own steps (rlimits,
+ *                     caps, no_new_privs, the Landlock ruleset, the seccomp program) applied by
+ *                     the child between clone and exec, but no supervisor, no namespaces and no
+ *                     lifetime containment: what the launcher/supervisor path costs on top of
+ *                     the confinement itself (no goal)
  *   bwrap             child_process.spawn of `bwrap --ro-bind / / --dev /dev --proc /proc
  *                     --die-with-parent -- /bin/true` (skipped when bwrap is missing/unusable)
  *   probe.landlock    probeLandlock() fresh (no per-process cache): ms per probe
@@ -49,6 +54,7 @@ requireBuilt()
 const { LocalSandbox, LocalSubprocessRuntime } = await dist('index.js')
 const { startChild } = await dist('subprocess/child.js')
 const { Slot } = await dist('subprocess/native.js')
+const { nativePlanOf } = await dist('subprocess/launch-kind.js')
 const { probeLandlock } = await dist('sandbox/probe-landlock.js')
 
 const WARMUP = Number(process.env.CONFINED_WARMUP ?? 30)
@@ -98,19 +104,30 @@ const drained = (s) =>
         s.once('close', r)
       })
 
+/** startChild of /bin/true, with the native form of `steps` when given; pipes drained. */
+async function floor(steps, who) {
+  const t0 = now()
+  const confinement = steps ? nativePlanOf(sandbox.confine(spec, steps).spec.confinement.steps) : undefined
+  const c = startChild({
+    argv: [TRUE],
+    env: envArray,
+    cwd: workspace,
+    stdio: [Slot.Null, Slot.Pipe, Slot.Pipe],
+    confinement,
+  })
+  const [exit] = await Promise.all([c.exit, drained(c.stdout), drained(c.stderr)])
+  const us = usSince(t0)
+  if (exit.exitCode !== 0) throw new Error(`${who}: unexpected exit ${JSON.stringify(exit)}`)
+  return us
+}
+
 const peers = {
   'node.spawn': () => timeNodeSpawn(TRUE, []),
   'cordon.ro': () => cordon(ro, 'cordon.ro'),
   'cordon.ww': () => cordon(ww, 'cordon.ww'),
   'rt.unconfined': () => cordon(undefined, 'rt.unconfined'),
-  'floor.startChild': async () => {
-    const t0 = now()
-    const c = startChild({ argv: [TRUE], env: envArray, cwd: workspace, stdio: [Slot.Null, Slot.Pipe, Slot.Pipe] })
-    const [exit] = await Promise.all([c.exit, drained(c.stdout), drained(c.stderr)])
-    const us = usSince(t0)
-    if (exit.exitCode !== 0) throw new Error(`floor.startChild: unexpected exit ${JSON.stringify(exit)}`)
-    return us
-  },
+  'floor.startChild': () => floor(undefined, 'floor.startChild'),
+  'floor.direct.ro': () => floor(ro, 'floor.direct.ro'),
   ...(bwrapOk ? { bwrap: () => timeNodeSpawn('bwrap', bwrapArgs) } : {}),
 }
 gc()
@@ -149,3 +166,5 @@ goalLine('probe_landlock_ms', median(probeMs), '<=', 30)
 ratioLine('confined_ww_public_vs_node', res.ratio('cordon.ww', 'node.spawn'))
 ratioLine('rt_unconfined_collect_vs_node', res.ratio('rt.unconfined', 'node.spawn'))
 ratioLine('floor_startChild_vs_node', res.ratio('floor.startChild', 'node.spawn'))
+ratioLine('floor_direct_ro_vs_node', res.ratio('floor.direct.ro', 'node.spawn'))
+ratioLine('confined_ro_vs_floor_direct_ro', res.ratio('cordon.ro', 'floor.direct.ro'))
