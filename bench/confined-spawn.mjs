@@ -2,7 +2,7 @@
  * Confined spawn cost through the PUBLIC path a caller uses (issue 10, "Budget"): spawn + wait of
  * `/bin/true`, stdin ignored, stdout/stderr collected (`{ maxBytes }` each), timed from the
  * confine() call to `done` (which waits for the exit and both collected pipes). Peers,
- * interleaved in one process with the order rotated each iteration, 3 rounds (30 warm-up + 150
+ * interleaved in one process with the order rotated each iteration, 3 rounds (20 warm-up + 100
  * measured per peer per round by default):
  *
  *   node.spawn        child_process.spawn('/bin/true'), stdio ['ignore','pipe','pipe'], both
@@ -25,6 +25,14 @@
  * Goal (issue 10): cordon.ro ≤ 0.75× node.spawn. Also kept from ARCHITECTURE.md: cordon.ro ≤ 0.2×
  * bwrap and ≤ 1.10× rt.unconfined (the public path without a sandbox); and issue 10's probe
  * canaries within 30 ms.
+ *
+ * Where cordon.ro's time went when this was written (strace and performance.now(), load ~8): of
+ * ~1.8 ms, confine() ~50 µs; rt.spawn() returns after ~1.2 ms (unconfined: ~0.5 ms) because it
+ * waits synchronously for the launcher's reply, which the pre-forked supervisor sends only after
+ * the command has applied its steps and exec'd (clone(CLONE_VFORK)); meanwhile the zygote forks
+ * the next idle supervisor on the same 2 cores. After the exit, done waits for the supervisor's
+ * "exit" status line and its own exit (lifetime containment). floor.direct.ro shows the same
+ * steps without the supervisor.
  *
  *   node --expose-gc bench/confined-spawn.mjs
  *   (CONFINED_WARMUP, CONFINED_ITERS, CONFINED_ROUNDS, PROBE_ITERS override)
@@ -57,8 +65,8 @@ const { Slot } = await dist('subprocess/native.js')
 const { nativePlanOf } = await dist('subprocess/launch-kind.js')
 const { probeLandlock } = await dist('sandbox/probe-landlock.js')
 
-const WARMUP = Number(process.env.CONFINED_WARMUP ?? 30)
-const ITERS = Number(process.env.CONFINED_ITERS ?? 150)
+const WARMUP = Number(process.env.CONFINED_WARMUP ?? 20)
+const ITERS = Number(process.env.CONFINED_ITERS ?? 100)
 const ROUNDS = Number(process.env.CONFINED_ROUNDS ?? 3)
 const PROBE_ITERS = Number(process.env.PROBE_ITERS ?? 20)
 const TRUE = '/bin/true'

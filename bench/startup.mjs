@@ -14,6 +14,11 @@
  *
  * Goal: cordon run -- true ≤ 1.5× node -e 0.
  *
+ * Where the time went when this was written (performance.now() inside one `cordon run -- true`,
+ * load 8-15): Node's boot ~50 ms; importing dist/cli/main.js ~105-140 ms (180 modules: 95 of zod,
+ * 84 of dist; `import('zod')` alone ~40 ms); probing both backends of the chain (Landlock and
+ * bubblewrap canaries, no on-disk cache) ~65-95 ms; the confined run itself ~20-35 ms.
+ *
  *   node bench/startup.mjs      (STARTUP_WARMUP, STARTUP_ITERS, STARTUP_ROUNDS override)
  */
 import { spawnSync } from 'node:child_process'
