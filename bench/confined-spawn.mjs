@@ -26,7 +26,7 @@
  * bwrap and ≤ 1.10× rt.unconfined (the public path without a sandbox); and issue 10's probe
  * canaries within 30 ms.
  *
- * Where cordon.ro's time went when this was written (strace and performance.now(), load ~8): of
+ * Where cordon.ro's time went when this was written (strace and performance.now(), load 8-15): of
  * ~1.8 ms, confine() ~50 µs; rt.spawn() returns after ~1.2 ms (unconfined: ~0.5 ms) because it
  * waits synchronously for the launcher's reply, which the pre-forked supervisor sends only after
  * the command has applied its steps and exec'd (clone(CLONE_VFORK)); meanwhile the zygote forks
