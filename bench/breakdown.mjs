@@ -8,7 +8,7 @@ import { dist, fmt, median, now, p90, printTable, requireBuilt, usSince } from '
 
 requireBuilt()
 const { startChild } = await dist('subprocess/child.js')
-const { StdioKind } = await dist('subprocess/native.js')
+const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
 const { validateSpawnSpec } = await dist('subprocess/spec-schema.js')
 const { envToArray, mergeEnv, scrubbedParentEnv } = await dist('subprocess/env.js')
@@ -85,7 +85,7 @@ for (let i = 0; i < N + 30; i++) {
       const c = startChild({
         argv: ['/bin/true'],
         env: envArray,
-        stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe],
+        stdio: [Slot.Null, Slot.Pipe, Slot.Pipe],
       })
       const ts = usSince(t0)
       if (i >= 30) sync[who].push(ts)

@@ -2,8 +2,8 @@
  * The per-spawn environment scrub: µs per scrubbedParentEnv over a realistic developer env (42
  * variables, ~2.9 KB of values with LS_COLORS, a few planted secrets), next to the old name-only
  * rule (KEY | SECRET | TOKEN | PASSWORD substrings + DSH_*), re-implemented here as the baseline.
- * Peers run interleaved in one process, order rotated each round; each sample is the mean of a
- * batch of scrubs. Goal: the widened scrub over process.env (what a spawn pays) ≤ 1.25× the old.
+ * Peers run interleaved in one process, order rotated each iteration, 3 rounds (30 warm-up + 100
+ * measured per peer per round); each sample is the mean of a batch of scrubs. Goal: the widened scrub over process.env (what a spawn pays) ≤ 1.25× the old.
  *
  *   old.plain       the old rule over a plain object holding the env
  *   new.plain       scrubbedParentEnv(plain): names and clean values memoised (the steady state)
@@ -12,14 +12,26 @@
  *   old.process     the old rule over process.env (set to the same env): the real per-spawn path
  *   new.process     scrubbedParentEnv() over process.env
  *
- *   node bench/env-scrub.mjs        (ENV_BENCH_ROUNDS, ENV_BENCH_BATCH override)
+ *   node bench/env-scrub.mjs        (ENV_BENCH_ITERS, ENV_BENCH_ROUNDS, ENV_BENCH_BATCH override)
  */
-import { dist, fmt, interleave, median, now, p90, printTable, ratioLine, requireBuilt, usSince } from './lib.mjs'
+import {
+  dist,
+  fmt,
+  goalLine,
+  measureRounds,
+  noiseNote,
+  now,
+  printTable,
+  ratioLine,
+  requireBuilt,
+  usSince,
+} from './lib.mjs'
 
 requireBuilt()
 const { scrubbedParentEnv } = await dist('subprocess/env.js')
 
-const ROUNDS = Number(process.env.ENV_BENCH_ROUNDS ?? 300)
+const ITERS = Number(process.env.ENV_BENCH_ITERS ?? 100)
+const ROUNDS = Number(process.env.ENV_BENCH_ROUNDS ?? 3)
 const BATCH = Number(process.env.ENV_BENCH_BATCH ?? 100)
 
 const fake = (n) => 'aB3dE5gH7jK9mN2pQ4sT6vW8yZ0cF1'.repeat(Math.ceil(n / 30)).slice(0, n)
@@ -107,16 +119,24 @@ const peers = {
   'old.process': batch(() => oldScrub(process.env)),
   'new.process': batch(() => scrubbedParentEnv()),
 }
-const samples = await interleave(peers, { warmup: 30, iterations: ROUNDS })
+const res = await measureRounds(peers, { rounds: ROUNDS, warmup: 30, iterations: ITERS })
 if (sink === 0) throw new Error('unreachable: every scrub keeps PATH')
 
-const old = { plain: median(samples['old.plain']), process: median(samples['old.process']) }
-const rows = Object.entries(samples).map(([name, xs]) => {
-  const base = name.endsWith('.process') ? old.process : old.plain
-  return [name, fmt(median(xs), 8, 2), fmt(p90(xs), 8, 2), fmt(median(xs) / base, 7, 2)]
-})
+const baseOf = (name) => (name.endsWith('.process') ? 'old.process' : 'old.plain')
+const rows = res.names.map((name) => [
+  name,
+  fmt(res.median(name), 8, 2),
+  fmt(res.p90(name), 8, 2),
+  fmt(res.ratio(name, baseOf(name)), 7, 2),
+  res.spread(name, baseOf(name)),
+])
 const valueBytes = Object.values(realistic).reduce((n, v) => n + v.length, 0)
-console.log(`env-scrub: ${Object.keys(realistic).length} variables, ${valueBytes} value bytes, batch ${BATCH}`)
-printTable(['peer', 'µs med', 'µs p90', '× old'], rows)
-ratioLine('env-scrub.process.vs-old', median(samples['new.process']) / old.process)
-ratioLine('env-scrub.plain-cold.vs-old', median(samples['new.plain.cold']) / old.plain)
+console.log(
+  `env-scrub: ${Object.keys(realistic).length} variables, ${valueBytes} value bytes, batch ${BATCH}; ${ROUNDS} rounds × (30 warm-up + ${ITERS} measured) per peer`,
+)
+noiseNote(ROUNDS)
+printTable(['peer', 'µs med', 'µs p90', '× old', 'per-round ×'], rows)
+console.log()
+console.log('goal: the widened scrub over process.env (new.process) ≤ 1.25× the old rule (old.process)')
+goalLine('env-scrub.process.vs-old', res.ratio('new.process', 'old.process'), '<=', 1.25)
+ratioLine('env-scrub.plain-cold.vs-old', res.ratio('new.plain.cold', 'old.plain'))

@@ -1,80 +1,120 @@
 /**
- * The executor's own cost: `run()` of `true` through LocalShellExecutor vs the subprocess
- * floor's spawn of `bash -c true` under the same mode (same confinement, same collection),
- * interleaved in one process. Goal: executor ≤ 1.15× the floor, per mode.
+ * The executor's cost through its public path (issue 10, "Budget"): `executor.run(executor.
+ * resolve({ command: 'true' }))`, which runs `bash -c true` with the executor's collection,
+ * confinement and, for a confined run, lifetime containment (run() resolves only once the tree
+ * is gone: the default). Timed from resolve() to run()'s result. Peers, interleaved in one
+ * process with the order rotated each iteration, 3 rounds (20 warm-up + 100 measured per peer
+ * per round by default):
  *
- *   node --expose-gc bench/executor.mjs          (EXEC_WARMUP, EXEC_ITERS override)
+ *   node.bash            child_process.spawn('bash', ['-c', 'true']), unconfined, pipes resumed,
+ *                        until 'close': the peer every ratio is taken against
+ *   executor.ro.landlock LocalShellExecutor + LocalSandbox({ backends: ['landlock'] }), read-only
+ *   executor.ww.bwrap    LocalShellExecutor + LocalSandbox({ backends: ['bubblewrap'] }),
+ *                        workspace-write (its own row, no goal; skipped when bubblewrap is unusable)
+ *   floor.ro.landlock    FLOOR, not the executor: rt.spawn(sb.confine(bash -c true, read-only))
+ *                        with the executor's stdio shape, until done (no containment wait, no
+ *                        facts): what run() adds on top of the subprocess floor (no goal)
+ *
+ * Goal (issue 10): executor.ro.landlock ≤ 1.2× node.bash. Also kept from ARCHITECTURE.md:
+ * executor ≤ 1.15× the floor (executor.ro.landlock against floor.ro.landlock).
+ *
+ *   node --expose-gc bench/executor.mjs     (EXEC_WARMUP, EXEC_ITERS, EXEC_ROUNDS override)
  */
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { dist, fmt, gc, interleave, median, now, p90, printTable, ratioLine, requireBuilt, usSince } from './lib.mjs'
+import {
+  dist,
+  gc,
+  goalLine,
+  measureRounds,
+  noiseNote,
+  now,
+  printRounds,
+  ratioLine,
+  requireBuilt,
+  timeNodeSpawn,
+  usSince,
+} from './lib.mjs'
 
 requireBuilt()
-const { LocalSandbox, LocalShellExecutor, LocalSubprocessRuntime, resolvePolicy } = await dist('index.js')
+const { LocalSandbox, LocalShellExecutor, LocalSubprocessRuntime } = await dist('index.js')
 
-const WARMUP = Number(process.env.EXEC_WARMUP ?? 30)
-const ITERS = Number(process.env.EXEC_ITERS ?? 200)
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-exec-')))
+const WARMUP = Number(process.env.EXEC_WARMUP ?? 20)
+const ITERS = Number(process.env.EXEC_ITERS ?? 100)
+const ROUNDS = Number(process.env.EXEC_ROUNDS ?? 3)
+const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-exec-')))
 
-const sandbox = await LocalSandbox.create()
 const rt = new LocalSubprocessRuntime()
-const executor = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox, subprocess: rt })
-const collect = { maxBytes: 64000, spill: { maxBytes: 64 * 1024 * 1024 } }
-const env = { NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
+const landlock = await LocalSandbox.create({ backends: ['landlock'] })
+if (!landlock.capabilities.backends.landlock?.usable) {
+  console.error(`bench/executor: Landlock is unusable here: ${landlock.capabilities.backends.landlock?.reason}`)
+  process.exit(2)
+}
+const bwrap = await LocalSandbox.create({ backends: ['bubblewrap'] })
+const bwrapUsable = bwrap.capabilities.backends.bubblewrap?.usable === true
+if (!bwrapUsable)
+  console.log(
+    `bench/executor: bubblewrap unusable (${bwrap.capabilities.backends.bubblewrap?.reason}); its row is skipped`,
+  )
 
-const modes = ['read-only', 'workspace-write', 'danger-full-access']
-const peers = {}
-for (const mode of modes) {
-  const policy = resolvePolicy({ cwd: root, workspaceRoot: root, defaultMode: mode })
-  const spec = executor.resolve({ command: 'true', sandboxPolicy: policy })
-  const floorSpec = {
-    argv: ['bash', '-c', 'true'],
-    cwd: root,
-    stdio: { stdin: 'ignore', stdout: collect, stderr: collect },
-    graceMs: 3000,
-    env,
-  }
-  peers[`executor ${mode}`] = async () => {
+const executorOn = (sandbox, defaultMode) =>
+  new LocalShellExecutor({ cwd: workspace, workspaceRoot: workspace, sandbox, subprocess: rt, defaultMode })
+const roExecutor = executorOn(landlock, 'read-only')
+const wwExecutor = executorOn(bwrap, 'workspace-write')
+
+/** The public path: resolve the request (the default policy of the executor's mode), run it. */
+async function run(executor, who) {
+  const t0 = now()
+  const r = await executor.run(executor.resolve({ command: 'true' }))
+  const us = usSince(t0)
+  if (r.exitCode !== 0 || r.sandbox === undefined) throw new Error(`${who}: unexpected result ${JSON.stringify(r)}`)
+  return us
+}
+
+// The floor's spec has the executor's shape: bash -c, collected stdout/stderr with spill.
+const collect = { maxBytes: 64000, spill: { maxBytes: 64 * 1024 * 1024 } }
+const floorSpec = {
+  argv: ['bash', '-c', 'true'],
+  cwd: workspace,
+  stdio: { stdin: 'ignore', stdout: collect, stderr: collect },
+  graceMs: 3000,
+}
+const roPolicy = { mode: 'read-only', workspaceRoot: workspace }
+
+const peers = {
+  'node.bash': () => timeNodeSpawn('bash', ['-c', 'true'], { cwd: workspace }),
+  'executor.ro.landlock': () => run(roExecutor, 'executor.ro.landlock'),
+  ...(bwrapUsable ? { 'executor.ww.bwrap': () => run(wwExecutor, 'executor.ww.bwrap') } : {}),
+  'floor.ro.landlock': async () => {
     const t0 = now()
-    const r = await executor.run(spec)
+    const out = await rt.spawn(landlock.confine(floorSpec, roPolicy).spec).done
     const us = usSince(t0)
-    if (r.exitCode !== 0) throw new Error(`executor ${mode}: ${JSON.stringify(r)}`)
+    if (out.exitCode !== 0) throw new Error(`floor.ro.landlock: ${JSON.stringify(out)}`)
     return us
-  }
-  peers[`floor ${mode}`] = async () => {
-    const t0 = now()
-    // The floor pays for confinement too (except danger-full-access), as the executor does.
-    const confined = mode === 'danger-full-access' ? floorSpec : sandbox.confine(floorSpec, policy).spec
-    const h = rt.spawn(confined)
-    const out = await h.done
-    const us = usSince(t0)
-    if (out.exitCode !== 0) throw new Error(`floor ${mode}: ${JSON.stringify(out)}`)
-    return us
-  }
+  },
 }
 
 gc()
 const started = Date.now()
-const samples = await interleave(peers, { warmup: WARMUP, iterations: ITERS })
+const res = await measureRounds(peers, { rounds: ROUNDS, warmup: WARMUP, iterations: ITERS, between: gc })
 const seconds = (Date.now() - started) / 1000
-await executor.dispose()
+await roExecutor.dispose()
+await wwExecutor.dispose()
 await rt.dispose()
-await sandbox.dispose()
-rmSync(root, { recursive: true, force: true })
+await landlock.dispose()
+await bwrap.dispose()
+rmSync(workspace, { recursive: true, force: true })
 
 console.log(
-  `run() of \`true\` vs the floor's spawn of \`bash -c true\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+  `executor: run() of \`true\` (bash -c true) vs Node's spawn of bash -c true; ${ROUNDS} rounds × (${WARMUP} warm-up + ${ITERS} measured) per peer, interleaved (${seconds.toFixed(1)} s)`,
 )
-printTable(
-  ['peer', 'median µs', 'p90 µs', 'min µs'],
-  Object.entries(samples).map(([name, xs]) => [name, fmt(median(xs)), fmt(p90(xs)), fmt(Math.min(...xs))]),
-)
+noiseNote(ROUNDS)
+printRounds(res, 'node.bash')
 console.log()
-console.log('goal: executor ≤ 1.15× the floor under the same mode')
-for (const mode of modes) {
-  ratioLine(
-    `executor_vs_floor_${mode.replace(/-/g, '_')}`,
-    median(samples[`executor ${mode}`]) / median(samples[`floor ${mode}`]),
-  )
-}
+console.log(
+  'goals: executor.ro.landlock (lifetime containment included) ≤ 1.2× node.bash (issue 10), ≤ 1.15× floor.ro.landlock (ARCHITECTURE.md)',
+)
+goalLine('executor_ro_landlock_vs_node_bash', res.ratio('executor.ro.landlock', 'node.bash'), '<=', 1.2)
+if (bwrapUsable) ratioLine('executor_ww_bwrap_vs_node_bash', res.ratio('executor.ww.bwrap', 'node.bash'))
+goalLine('executor_ro_landlock_vs_floor', res.ratio('executor.ro.landlock', 'floor.ro.landlock'), '<=', 1.15)

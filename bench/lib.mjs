@@ -4,7 +4,9 @@
  * ONE process, interleaved, with the order rotated each iteration, after a warm-up;
  * report medians, p90 and RATIOS (absolute numbers do not carry across hosts).
  */
+import { spawn as nodeSpawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { dirname, join } from 'node:path'
 
@@ -83,4 +85,90 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Collects a GC if the process runs with --expose-gc. */
 export function gc() {
   if (typeof globalThis.gc === 'function') globalThis.gc()
+}
+
+/** The load average as "1m 5m 15m". */
+export const loadavgText = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')
+
+/**
+ * Runs `interleave` `rounds` times (each round with its own warm-up, so a round that lands on a
+ * busy moment of this shared machine is outvoted by the other two) and summarises:
+ *   median(name)   the median over rounds of that round's median (µs)
+ *   p90(name)      the median over rounds of that round's p90
+ *   ratio(a, b)    the median over rounds of (round median a / round median b): both peers of a
+ *                  ratio always come from the same round, interleaved
+ *   spread(a, b)   "lo–hi" of the per-round ratios
+ */
+export async function measureRounds(peers, { rounds = 3, warmup, iterations, between } = {}) {
+  const perRound = []
+  for (let r = 0; r < rounds; r++) perRound.push(await interleave(peers, { warmup, iterations, between }))
+  const roundStat = (name, stat) => perRound.map((s) => stat(s[name]))
+  const roundRatios = (a, b) => perRound.map((s) => median(s[a]) / median(s[b]))
+  return {
+    rounds,
+    names: Object.keys(peers),
+    median: (name) => median(roundStat(name, median)),
+    p90: (name) => median(roundStat(name, p90)),
+    min: (name) => Math.min(...roundStat(name, (xs) => Math.min(...xs))),
+    ratio: (a, b) => median(roundRatios(a, b)),
+    spread: (a, b) => {
+      const xs = roundRatios(a, b)
+      return `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`
+    },
+  }
+}
+
+/**
+ * Prints the grep-able goal line `GOAL <name> <value> <op> <limit> PASS|MISS` (op `<=` or `>=`)
+ * and returns whether it passed. Goals live here, never in tests.
+ */
+export function goalLine(name, value, op, limit) {
+  const pass = Number.isFinite(value) && (op === '>=' ? value >= limit : value <= limit)
+  const shown = Number.isFinite(value) ? value.toFixed(3) : 'NaN'
+  console.log(`GOAL ${name} ${shown} ${op} ${limit} ${pass ? 'PASS' : 'MISS'}`)
+  return pass
+}
+
+/** The line every benchmark prints once: what the numbers are worth on this machine. */
+export function noiseNote(rounds) {
+  console.log(
+    `note: numbers are noisy (2 cores shared with other sessions; loadavg ${loadavgText()}); ratios are the median of ${rounds} interleaved rounds, peers side by side in one process; absolute µs do not carry across runs`,
+  )
+}
+
+/** Prints a measureRounds result: median µs, p90 µs, min µs and the ratio (with its spread) to peer `base`. */
+export function printRounds(res, base, names = res.names) {
+  printTable(
+    ['peer', 'median µs', 'p90 µs', 'min µs', `× ${base}`, 'per-round ×'],
+    names.map((n) => [
+      n,
+      fmt(res.median(n)),
+      fmt(res.p90(n)),
+      fmt(res.min(n)),
+      fmt(res.ratio(n, base), 6, 3),
+      res.spread(n, base),
+    ]),
+  )
+}
+
+/**
+ * Node's own spawn as a peer: child_process.spawn with every listed stdio slot, each pipe
+ * resumed, until 'close' (the exit AND every pipe closed). Resolves with µs; rejects on a
+ * non-zero exit.
+ */
+export function timeNodeSpawn(file, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = now()
+    const c = nodeSpawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options })
+    for (const s of c.stdio) s?.resume?.()
+    c.once('error', reject)
+    c.once('close', (code, signal) => {
+      const us = usSince(t0)
+      if (code !== 0) reject(new Error(`${file} ${args.join(' ')}: exit ${code ?? signal}`))
+      else resolve(us)
+    })
+  })
 }

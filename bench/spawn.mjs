@@ -10,21 +10,34 @@
  *   node.spawn       child_process.spawn, stdio ['ignore','pipe','pipe'], awaiting 'close'
  *   execa            execa('/bin/true') (execa 9)
  *
- * Goal: cordon ≤ 0.6× node.spawn. Also: the cost of supervise relative to rt.pipe.
+ * Goal: cordon's public path (rt.pipe and rt.collect) ≤ 0.6× node.spawn. Also: the cost of
+ * supervise relative to rt.pipe.
  *
- *   node --expose-gc bench/spawn.mjs            (SPAWN_WARMUP, SPAWN_ITERS override)
+ *   node --expose-gc bench/spawn.mjs            (SPAWN_WARMUP, SPAWN_ITERS, SPAWN_ROUNDS override)
  */
 import { spawn as nodeSpawn } from 'node:child_process'
 import { execa } from 'execa'
-import { dist, fmt, gc, interleave, median, now, p90, printTable, ratioLine, requireBuilt, usSince } from './lib.mjs'
+import {
+  dist,
+  gc,
+  goalLine,
+  measureRounds,
+  noiseNote,
+  now,
+  printRounds,
+  ratioLine,
+  requireBuilt,
+  usSince,
+} from './lib.mjs'
 
 requireBuilt()
 const { startChild } = await dist('subprocess/child.js')
-const { StdioKind } = await dist('subprocess/native.js')
+const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
 
-const WARMUP = Number(process.env.SPAWN_WARMUP ?? 40)
-const ITERS = Number(process.env.SPAWN_ITERS ?? 300)
+const WARMUP = Number(process.env.SPAWN_WARMUP ?? 30)
+const ITERS = Number(process.env.SPAWN_ITERS ?? 120)
+const ROUNDS = Number(process.env.SPAWN_ROUNDS ?? 3)
 const TRUE = '/bin/true'
 const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
 
@@ -66,7 +79,7 @@ async function runtimePipe(spec, who) {
 const peers = {
   startChild: async () => {
     const t0 = now()
-    const c = startChild({ argv: [TRUE], env: envArray, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+    const c = startChild({ argv: [TRUE], env: envArray, stdio: [Slot.Null, Slot.Pipe, Slot.Pipe] })
     const [exit] = await Promise.all([c.exit, drainAndClose(c.stdout), drainAndClose(c.stderr)])
     const us = usSince(t0)
     check(exit, 'startChild')
@@ -107,28 +120,19 @@ const peers = {
 
 gc()
 const started = Date.now()
-const samples = await interleave(peers, { warmup: WARMUP, iterations: ITERS })
+const res = await measureRounds(peers, { rounds: ROUNDS, warmup: WARMUP, iterations: ITERS })
 const seconds = (Date.now() - started) / 1000
 await rt.dispose()
 
-const base = median(samples['node.spawn'])
-const rows = Object.entries(samples).map(([name, xs]) => [
-  name,
-  fmt(median(xs)),
-  fmt(p90(xs)),
-  fmt(Math.min(...xs)),
-  fmt(median(xs) / base, 6, 2),
-])
 console.log(
-  `spawn+wait ${TRUE}, stdout/stderr piped, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+  `spawn+wait ${TRUE}, stdout/stderr piped, ${ROUNDS} rounds × (${WARMUP} warm-up + ${ITERS} measured) per peer, interleaved (${seconds.toFixed(1)} s)`,
 )
-printTable(['peer', 'median µs', 'p90 µs', 'min µs', '×node'], rows)
-
-const m = (n) => median(samples[n])
+noiseNote(ROUNDS)
+printRounds(res, 'node.spawn')
 console.log()
-console.log('goal: cordon ≤ 0.60× node.spawn; supervise cost reported relative to rt.pipe')
-ratioLine('spawn_startChild_vs_node', m('startChild') / base)
-ratioLine('spawn_runtime_pipe_vs_node', m('rt.pipe') / base)
-ratioLine('spawn_runtime_collect_vs_node', m('rt.collect') / base)
-ratioLine('spawn_execa_vs_node', m('execa') / base)
-ratioLine('spawn_supervise_vs_runtime_pipe', m('rt.supervise') / m('rt.pipe'))
+console.log('goal: cordon (rt.pipe, rt.collect) ≤ 0.60× node.spawn; supervise cost reported relative to rt.pipe')
+goalLine('spawn_runtime_pipe_vs_node', res.ratio('rt.pipe', 'node.spawn'), '<=', 0.6)
+goalLine('spawn_runtime_collect_vs_node', res.ratio('rt.collect', 'node.spawn'), '<=', 0.6)
+ratioLine('spawn_startChild_vs_node', res.ratio('startChild', 'node.spawn'))
+ratioLine('spawn_execa_vs_node', res.ratio('execa', 'node.spawn'))
+ratioLine('spawn_supervise_vs_runtime_pipe', res.ratio('rt.supervise', 'rt.pipe'))

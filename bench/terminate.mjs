@@ -2,7 +2,8 @@
  * Terminate → settled latency for a cooperative child (`sleep 100`, graceMs 5000). Each
  * iteration starts the child, waits until /proc/<pid>/comm reads 'sleep' and at least 5 ms
  * have passed (so it has exec'd), then times from the kill call to settlement. Peers,
- * interleaved with the order rotated each iteration (~200 measured each + 20 warm-up):
+ * interleaved with the order rotated each iteration, 3 rounds (10 warm-up + 60 measured per peer
+ * per round by default):
  *
  *   rt.collect     rt.spawn, stdout/stderr { maxBytes: 65536 }; h.terminate(); await h.done
  *   rt.pipe        rt.spawn, stdout/stderr 'pipe' (resumed);     h.terminate(); await h.done
@@ -12,19 +13,18 @@
  *
  * Goal: rt.collect ≤ 1.5× node.exit.
  *
- *   node --expose-gc bench/terminate.mjs          (TERM_WARMUP, TERM_ITERS override)
+ *   node --expose-gc bench/terminate.mjs          (TERM_WARMUP, TERM_ITERS, TERM_ROUNDS override)
  */
 import { spawn as nodeSpawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import {
   dist,
-  fmt,
   gc,
-  interleave,
-  median,
+  goalLine,
+  measureRounds,
+  noiseNote,
   now,
-  p90,
-  printTable,
+  printRounds,
   ratioLine,
   requireBuilt,
   sleep,
@@ -33,11 +33,12 @@ import {
 
 requireBuilt()
 const { startChild } = await dist('subprocess/child.js')
-const { StdioKind } = await dist('subprocess/native.js')
+const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
 
-const WARMUP = Number(process.env.TERM_WARMUP ?? 20)
-const ITERS = Number(process.env.TERM_ITERS ?? 200)
+const WARMUP = Number(process.env.TERM_WARMUP ?? 10)
+const ITERS = Number(process.env.TERM_ITERS ?? 60)
+const ROUNDS = Number(process.env.TERM_ROUNDS ?? 3)
 const SLEEP = ['sleep', '100']
 const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
 
@@ -112,7 +113,7 @@ const peers = {
   'rt.pipe': () => runtimePeer(pipeSpec, 'rt.pipe'),
   startChild: async () => {
     const started = Date.now()
-    const c = startChild({ argv: SLEEP, env: envArray, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+    const c = startChild({ argv: SLEEP, env: envArray, stdio: [Slot.Null, Slot.Pipe, Slot.Pipe] })
     c.stdout.resume()
     c.stderr.resume()
     await execd(c.pid, started)
@@ -130,27 +131,18 @@ const peers = {
 
 gc()
 const started = Date.now()
-const samples = await interleave(peers, { warmup: WARMUP, iterations: ITERS })
+const res = await measureRounds(peers, { rounds: ROUNDS, warmup: WARMUP, iterations: ITERS })
 const seconds = (Date.now() - started) / 1000
 await rt.dispose()
 
-const base = median(samples['node.exit'])
 console.log(
-  `terminate → settled, cooperative \`sleep 100\`, ${WARMUP} warm-up + ${ITERS} measured per peer, interleaved (${seconds.toFixed(1)} s)`,
+  `terminate → settled, cooperative \`sleep 100\`, ${ROUNDS} rounds × (${WARMUP} warm-up + ${ITERS} measured) per peer, interleaved (${seconds.toFixed(1)} s)`,
 )
-printTable(
-  ['peer', 'median µs', 'p90 µs', 'min µs', '×node.exit'],
-  Object.entries(samples).map(([n, xs]) => [
-    n,
-    fmt(median(xs)),
-    fmt(p90(xs)),
-    fmt(Math.min(...xs)),
-    fmt(median(xs) / base, 6, 2),
-  ]),
-)
+noiseNote(ROUNDS)
+printRounds(res, 'node.exit')
 console.log()
 console.log('goal: rt.collect (terminate → done) ≤ 1.5× node.exit (kill → exit)')
-ratioLine('terminate_runtime_collect_vs_node_exit', median(samples['rt.collect']) / base)
-ratioLine('terminate_runtime_pipe_vs_node_exit', median(samples['rt.pipe']) / base)
-ratioLine('terminate_startChild_vs_node_exit', median(samples.startChild) / base)
-ratioLine('terminate_runtime_collect_vs_node_close', median(samples['rt.collect']) / median(samples['node.close']))
+goalLine('terminate_runtime_collect_vs_node_exit', res.ratio('rt.collect', 'node.exit'), '<=', 1.5)
+ratioLine('terminate_runtime_pipe_vs_node_exit', res.ratio('rt.pipe', 'node.exit'))
+ratioLine('terminate_startChild_vs_node_exit', res.ratio('startChild', 'node.exit'))
+ratioLine('terminate_runtime_collect_vs_node_close', res.ratio('rt.collect', 'node.close'))

@@ -16,12 +16,25 @@
  *   node --expose-gc bench/throughput.mjs        (TPUT_ROUNDS, TPUT_BYTES override)
  */
 import { spawn as nodeSpawn } from 'node:child_process'
-import { dist, fmt, gc, median, now, printTable, ratioLine, requireBuilt, sleep, usSince } from './lib.mjs'
+import {
+  dist,
+  fmt,
+  gc,
+  goalLine,
+  median,
+  noiseNote,
+  now,
+  printTable,
+  ratioLine,
+  requireBuilt,
+  sleep,
+  usSince,
+} from './lib.mjs'
 
 requireBuilt()
 const { LocalSubprocessRuntime } = await dist('index.js')
 const { startChild } = await dist('subprocess/child.js')
-const { StdioKind } = await dist('subprocess/native.js')
+const { Slot } = await dist('subprocess/native.js')
 
 const BYTES = Number(process.env.TPUT_BYTES ?? 268435456)
 const ROUNDS = Number(process.env.TPUT_ROUNDS ?? 7)
@@ -101,7 +114,7 @@ const envArray = Object.entries(process.env).map(([k, v]) => `${k}=${v}`)
 const rawPeer = async () => {
   const { value, peak } = await withRssSampler(async (bump) => {
     const t0 = now()
-    const c = startChild({ argv, env: envArray, stdio: [StdioKind.Null, StdioKind.Pipe, StdioKind.Pipe] })
+    const c = startChild({ argv, env: envArray, stdio: [Slot.Null, Slot.Pipe, Slot.Pipe] })
     let n = 0
     let chunks = 0
     c.stdout.on('data', (chunk) => {
@@ -152,6 +165,7 @@ const base = median(res['node.spawn'].mbps)
 console.log(
   `${BYTES} bytes of /dev/zero on stdout, ${ROUNDS} interleaved rounds + 1 warm-up (${seconds.toFixed(1)} s); MB = 1e6 bytes`,
 )
+noiseNote(ROUNDS)
 printTable(
   ['peer', 'median MB/s', 'p10 MB/s (=p90 time)', 'min MB/s', '×node', 'RSS growth max MiB', 'median MiB'],
   names.map((n) => {
@@ -173,8 +187,9 @@ console.log(
 )
 console.log()
 console.log('goals: rt.spill ≥ 1.0× node.spawn MB/s; cordon RSS growth ≤ 16 MB per run')
-ratioLine('throughput_spill_vs_node', median(res['rt.spill'].mbps) / base)
+goalLine('throughput_spill_vs_node', median(res['rt.spill'].mbps) / base, '>=', 1.0)
 ratioLine('throughput_tail_vs_node', median(res['rt.tail'].mbps) / base)
 ratioLine('throughput_startChild_raw_vs_node', median(res.startChild.mbps) / base)
-ratioLine('throughput_spill_rss_growth_mib', Math.max(...res['rt.spill'].growth))
-ratioLine('throughput_tail_rss_growth_mib', Math.max(...res['rt.tail'].growth))
+const MB_PER_MIB = 1048576 / 1e6
+goalLine('throughput_spill_rss_growth_mb', Math.max(...res['rt.spill'].growth) * MB_PER_MIB, '<=', 16)
+goalLine('throughput_tail_rss_growth_mb', Math.max(...res['rt.tail'].growth) * MB_PER_MIB, '<=', 16)
