@@ -83,7 +83,10 @@ export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promi
       why: `seatbelt was asked for (--backend seatbelt); it runs only on macOS (this is ${process.platform}), so this is the profile a Mac would apply, rendered here and never enforced`,
     })
   }
-  const sandbox = await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {})
+  const sandbox = await LocalSandbox.create({
+    probeCache: flags.probeCache,
+    ...(flags.backends ? { backends: flags.backends } : {}),
+  })
   try {
     const caps = sandbox.capabilities
     let confined: ConfinedSpawn

@@ -3,12 +3,31 @@
  * cordon itself could not do what was asked.
  */
 import { readFileSync } from 'node:fs'
-import { isInvalidRequestError, isSandboxUnavailableError } from '../policy/errors.js'
-import { EXPLAIN_HELP, explainVerb } from './explain.js'
-import { PROBE_HELP, probeVerb } from './probe.js'
-import { RUN_HELP, runVerb } from './run.js'
-import { SHELL_HELP, shellVerb, type TerminalIo } from './shell.js'
+import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
+
+// Each verb's module is loaded only when that verb runs (start-up time: `--version` loads none).
+const VERBS = {
+  run: async () => {
+    const m = await import('./run.js')
+    return { help: m.RUN_HELP, run: (a: string[], io: CliIo) => m.runVerb(a, { stdin: process.stdin, ...io }) }
+  },
+  shell: async () => {
+    const m = await import('./shell.js')
+    return { help: m.SHELL_HELP, run: (a: string[], io: CliIo) => m.shellVerb(a, { stdin: process.stdin, ...io }) }
+  },
+  probe: async () => {
+    const m = await import('./probe.js')
+    return { help: m.PROBE_HELP, run: (a: string[], io: CliIo) => m.probeVerb(a, io) }
+  },
+  explain: async () => {
+    const m = await import('./explain.js')
+    return { help: m.EXPLAIN_HELP, run: (a: string[], io: CliIo) => m.explainVerb(a, io) }
+  },
+} as const
+
+type VerbName = keyof typeof VERBS
+const isVerb = (v: string | undefined): v is VerbName => v !== undefined && Object.hasOwn(VERBS, v)
 
 const MAIN_HELP = `Usage: cordon <verb> [options]
 
@@ -41,15 +60,8 @@ export async function main(
   const [verb, ...rest] = argv
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
   try {
+    if (isVerb(verb)) return await (await VERBS[verb]()).run(rest, io)
     switch (verb) {
-      case 'run':
-        return await runVerb(rest, { stdin: process.stdin, ...io })
-      case 'probe':
-        return await probeVerb(rest, io)
-      case 'explain':
-        return await explainVerb(rest, io)
-      case 'shell':
-        return await shellVerb(rest, { stdin: process.stdin, ...io })
       case undefined:
       case '-h':
       case '--help':
@@ -71,18 +83,11 @@ export async function main(
     } else {
       io.stderr.write(`cordon: ${e.message}\n`)
       if (error instanceof UsageError) {
-        const helps: Record<string, string> = {
-          run: RUN_HELP,
-          shell: SHELL_HELP,
-          probe: PROBE_HELP,
-          explain: EXPLAIN_HELP,
-        }
-        const help = helps[verb ?? ''] ?? MAIN_HELP
+        const help = isVerb(verb) ? (await VERBS[verb]()).help : MAIN_HELP
         io.stderr.write(`\n${help}`)
       }
     }
-    if (error instanceof UsageError || isSandboxUnavailableError(error) || isInvalidRequestError(error))
-      return EXIT_CORDON_FAILED
+    // Every failure of cordon itself (usage, SANDBOX_UNAVAILABLE, an invalid request…) is 125.
     return EXIT_CORDON_FAILED
   }
 }

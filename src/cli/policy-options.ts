@@ -29,6 +29,7 @@ export const POLICY_OPTIONS = {
   'allow-socket': { type: 'string', multiple: true },
   'host-caches': { type: 'boolean' },
   'shared-memory': { type: 'boolean' },
+  reprobe: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options']
@@ -49,6 +50,7 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
       --host-caches      let workspace-write use the host's package caches (default: cordon's own)
       --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
+      --reprobe          probe the backends again instead of using the cached verdict
       --json             machine-readable output on stdout`
 
 /** Parsed policy flags. */
@@ -57,6 +59,8 @@ export interface PolicyFlags {
   backends: SandboxBackendName[] | undefined
   json: boolean
   environment: SubprocessEnvironmentMode
+  /** The probe verdict: cached on disk (`use`), or probed again and cached (`refresh`). */
+  probeCache: 'use' | 'refresh'
 }
 
 /** Parses `args` with `extra` options; unknown options and bad values throw UsageError. */
@@ -124,5 +128,6 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,
     environment,
+    probeCache: values.reprobe === true ? 'refresh' : 'use',
   }
 }

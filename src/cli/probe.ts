@@ -69,7 +69,8 @@ export async function probeVerb(args: string[], io: { stdout: NodeJS.WritableStr
     io.stdout.write(PROBE_HELP)
     return 0
   }
-  const sandbox = await LocalSandbox.create()
+  // `cordon probe` always probes, and keeps the verdict for the other verbs.
+  const sandbox = await LocalSandbox.create({ probeCache: 'refresh' })
   try {
     io.stdout.write(
       values.json ? `${JSON.stringify(sandbox.capabilities, null, 2)}\n` : renderCapabilities(sandbox.capabilities),

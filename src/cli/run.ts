@@ -6,6 +6,7 @@ import { constants as osConstants } from 'node:os'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { writeRemedy } from '../sandbox/remedy.js'
+import { privateSubdir, sweepOldFiles } from '../subprocess/private-layout.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
@@ -60,6 +61,20 @@ const UNCONFINED: ShellSandbox = {
   },
 }
 
+/** How long a CLI run's spill file is kept (the sweep at a later start removes older ones). */
+const CLI_SPILL_MAX_AGE_MS = 3 * 24 * 60 * 60 * 1000
+
+/** The CLI's spill dir after sweeping its old files; undefined when there is no private dir. */
+function cliSpillDir(): string | undefined {
+  try {
+    const dir = privateSubdir('cli-spill')
+    sweepOldFiles(dir, CLI_SPILL_MAX_AGE_MS)
+    return dir
+  } catch {
+    return undefined
+  }
+}
+
 /** Runs the `run` verb; returns the exit status. */
 export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   const { values, positionals } = parseWith(args, { timeout: { type: 'string' }, tty: { type: 'boolean' } })
@@ -84,9 +99,18 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
     )
   }
   const confined = flags.policy.mode !== 'danger-full-access'
-  const sandbox = confined ? await LocalSandbox.create(flags.backends ? { backends: flags.backends } : {}) : UNCONFINED
+  const sandbox = confined
+    ? await LocalSandbox.create({
+        probeCache: flags.probeCache,
+        ...(flags.backends ? { backends: flags.backends } : {}),
+      })
+    : UNCONFINED
+  // Spill files outlive this process (the JSON result names them): in the private cli-spill dir,
+  // swept by age at a later start.
+  const spillDir = cliSpillDir()
   const executor = new LocalShellExecutor({
     cwd: process.cwd(),
+    ...(spillDir === undefined ? {} : { spillDir }),
     workspaceRoot: flags.policy.workspaceRoot,
     environment: flags.environment,
     sandbox,

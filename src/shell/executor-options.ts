@@ -42,6 +42,11 @@ export interface LocalShellExecutorOptions {
    * SHELL, LANG, LC_*, TZ, TERM, TMPDIR only). A request's explicit `env` entries always survive.
    */
   environment?: SubprocessEnvironmentMode
+  /**
+   * Where spill files go (an existing private dir); default: a confined run's session spill dir
+   * (readable by the session's commands, removed with the sandbox), else the runtime's own.
+   */
+  spillDir?: string
 }
 
 /** The filled configuration. */
@@ -55,6 +60,7 @@ export interface ExecutorConfig {
   defaultMode: SandboxMode
   workspaceRoot: string
   environment: SubprocessEnvironmentMode
+  spillDir: string | undefined
 }
 
 const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
@@ -69,6 +75,7 @@ const ConfigSchema = z.object({
   defaultMode: SandboxModeSchema,
   workspaceRoot: absolute,
   environment: z.enum(['scrubbed', 'minimal']),
+  spillDir: absolute.optional(),
 })
 
 /** Fills defaults and validates; throws InvalidRequestError naming every bad option. */
@@ -84,6 +91,7 @@ export function executorConfig(options: LocalShellExecutorOptions): ExecutorConf
     defaultMode: options.defaultMode ?? DEFAULT_SANDBOX_MODE,
     workspaceRoot: options.workspaceRoot ?? cwd,
     environment: options.environment ?? 'scrubbed',
+    spillDir: options.spillDir,
   }
   const parsed = ConfigSchema.safeParse(config)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid LocalShellExecutor options')

@@ -154,7 +154,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
   /** Builds the runtime spec for `spec` and confines it; throws SANDBOX_UNAVAILABLE, never falls back. */
   prepare(spec: ShellExecSpec, options: PrepareOptions): PreparedSpawn {
     const c = this.config
-    const spill = { maxBytes: c.maxSpillBytes }
+    const spill = { maxBytes: c.maxSpillBytes, ...(c.spillDir === undefined ? {} : { dir: c.spillDir }) }
     const dshEnv = spec.dshEnv ?? this.registry?.collect(executionOf(spec))
     const base: SubprocessSpawnSpec = {
       argv: ['bash', '-c', spec.command],

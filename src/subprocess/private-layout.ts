@@ -11,6 +11,9 @@
  *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
  *     cache/                            the cache shared by confined runs only (never by
  *                                       unconfined ones)
+ *     cli-spill/                        spill files of `cordon run`, kept after it exits (its
+ *                                       --json names them), swept by age at a later start
+ *     probe-<uid>.json                  the CLI's cached probe verdict (src/sandbox/probe-disk-cache.ts)
  *
  * No confined command sees the parent: each sees only its own session's dirs and the cache (the
  * sandbox hides the rest). A parent that is a symlink, or not ours, or open to others is refused
@@ -130,7 +133,7 @@ export function privateParent(env: NodeJS.ProcessEnv = process.env, owner?: Priv
 
 /** `<parent>/<name>` (mode 0700, created on first use); throws when it is unfit (a symlink, not ours). */
 export function privateSubdir(
-  name: 'sessions' | 'spill' | 'cache',
+  name: 'sessions' | 'spill' | 'cache' | 'cli-spill',
   env: NodeJS.ProcessEnv = process.env,
   owner?: PrivateOwner,
 ): string {
@@ -247,4 +250,28 @@ export function privateEmptyFile(env: NodeJS.ProcessEnv = process.env, owner?: P
   fs.writeFileSync(file, '', { mode: 0o444, flag: 'wx' })
   if (isOther(owner)) fs.chownSync(file, owner.uid, owner.gid)
   return file
+}
+
+/** Removes the regular files of `dir` last modified more than `maxAgeMs` ago; returns how many. Never follows a symlink. */
+export function sweepOldFiles(dir: string, maxAgeMs: number, now = Date.now()): number {
+  let removed = 0
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const p = path.join(dir, name)
+    try {
+      const st = fs.lstatSync(p)
+      if (st.isFile() && now - st.mtimeMs > maxAgeMs) {
+        fs.rmSync(p, { force: true })
+        removed++
+      }
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed
 }
