@@ -7,6 +7,7 @@ import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-layout.js'
+import { TerminalOutputFilter } from './terminal-filter.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
@@ -27,6 +28,9 @@ ${POLICY_HELP}
       --timeout MS       kill the command after MS milliseconds (default ${DEFAULT_TIMEOUT_MS})
       --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
                          need one), confined the same way
+      --raw-output       pass every escape sequence to your terminal (by default, on a terminal,
+                         clipboard writes, title changes, terminal queries and DCS/APC strings
+                         the command prints are dropped)
   -h, --help             this help
 `
 
@@ -61,6 +65,19 @@ const UNCONFINED: ShellSandbox = {
   },
 }
 
+/** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
+function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdout' | 'stderr') => void {
+  const isTty = (s: unknown) => (s as { isTTY?: boolean }).isTTY === true
+  const filters = {
+    stdout: filter && isTty(io.stdout) ? new TerminalOutputFilter() : undefined,
+    stderr: filter && isTty(io.stderr) ? new TerminalOutputFilter() : undefined,
+  }
+  return (chunk, stream) => {
+    const f = filters[stream]
+    ;(stream === 'stdout' ? io.stdout : io.stderr).write(f ? f.write(chunk) : chunk)
+  }
+}
+
 /** How long a CLI run's spill file is kept (the sweep at a later start removes older ones). */
 const CLI_SPILL_MAX_AGE_MS = 3 * 24 * 60 * 60 * 1000
 
@@ -77,7 +94,11 @@ function cliSpillDir(): string | undefined {
 
 /** Runs the `run` verb; returns the exit status. */
 export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
-  const { values, positionals } = parseWith(args, { timeout: { type: 'string' }, tty: { type: 'boolean' } })
+  const { values, positionals } = parseWith(args, {
+    timeout: { type: 'string' },
+    tty: { type: 'boolean' },
+    'raw-output': { type: 'boolean' },
+  })
   if (values.help) {
     io.stdout.write(RUN_HELP)
     return 0
@@ -128,10 +149,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
       signal: interrupt.signal,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     })
-    const result = await executor.run(
-      spec,
-      flags.json ? {} : { onOutput: (chunk, stream) => (stream === 'stdout' ? io.stdout : io.stderr).write(chunk) },
-    )
+    const result = await executor.run(spec, flags.json ? {} : { onOutput: relayTo(io, values['raw-output'] !== true) })
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(result)}\n`)
     } else {
