@@ -281,27 +281,9 @@ function variantsOf(c: WorkloadCase): Array<{ via: Via; chain: Chain; uid: numbe
   return out
 }
 
-describe.concurrent('workload corpus', async () => {
-  const status = { landlock: await backendStatus('landlock'), bubblewrap: await backendStatus('bubblewrap') }
-
-  /** Skips (with the reason) when the chain has no usable backend; fails when CI requires one that is not. */
-  function needChain(ctx: TestContext, chain: Chain): void {
-    const names = chain === 'default' ? (['landlock', 'bubblewrap'] as const) : [chain]
-    const failing = names.find((n) => gateFor(status[n]) === 'fail')
-    if (failing)
-      throw new Error(
-        `backend ${failing} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status[failing].reason}`,
-      )
-    if (names.every((n) => gateFor(status[n]) === 'skip'))
-      ctx.skip(`no backend of the ${chain} chain is usable here: ${names.map((n) => status[n].reason).join('; ')}`)
-  }
-
-  it('holds at least 40 workloads, each name once', () => {
-    expect(WORKLOADS.length).toBeGreaterThanOrEqual(40)
-    expect(new Set(WORKLOADS.map((c) => c.name)).size).toBe(WORKLOADS.length)
-  })
-
-  it('the leftover check sees a leaked process, a host temp file, a session dir and a /dev/shm entry (control)', async () => {
+// Alone, before the corpus: its planted /dev/shm entry would be a concurrent case's leftover.
+describe('the leftover check', () => {
+  it('sees a leaked process, a host temp file, a session dir and a /dev/shm entry (control)', async () => {
     const dirs = makeRunDirs(runs, '99-lkr', 0)
     const privateDir = path.join(dirs.dir, 'private')
     fs.mkdirSync(path.join(privateDir, 'sessions'), { recursive: true })
@@ -322,6 +304,27 @@ describe.concurrent('workload corpus', async () => {
       for (const pid of markedProcesses(mark)) process.kill(pid, 'SIGKILL')
       fs.rmSync(shm, { force: true })
     }
+  })
+})
+
+describe.concurrent('workload corpus', async () => {
+  const status = { landlock: await backendStatus('landlock'), bubblewrap: await backendStatus('bubblewrap') }
+
+  /** Skips (with the reason) when the chain has no usable backend; fails when CI requires one that is not. */
+  function needChain(ctx: TestContext, chain: Chain): void {
+    const names = chain === 'default' ? (['landlock', 'bubblewrap'] as const) : [chain]
+    const failing = names.find((n) => gateFor(status[n]) === 'fail')
+    if (failing)
+      throw new Error(
+        `backend ${failing} is required by CORDON_REQUIRE_BACKENDS but unusable: ${status[failing].reason}`,
+      )
+    if (names.every((n) => gateFor(status[n]) === 'skip'))
+      ctx.skip(`no backend of the ${chain} chain is usable here: ${names.map((n) => status[n].reason).join('; ')}`)
+  }
+
+  it('holds at least 40 workloads, each name once', () => {
+    expect(WORKLOADS.length).toBeGreaterThanOrEqual(40)
+    expect(new Set(WORKLOADS.map((c) => c.name)).size).toBe(WORKLOADS.length)
   })
 
   for (const c of WORKLOADS) {
