@@ -49,8 +49,19 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   if (paths.length === 0) {
     return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`
   }
-  const remedy = writeRemedy(policy, paths)
   const what = `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode`
+  // Under workspace-write a refusal inside a writable root is a protected path's.
+  const writable = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
+  const inside = (p: string) => writable.some((r) => p === r || p.startsWith(`${r}/`))
+  if (facts.mode === 'workspace-write' && paths.every(inside)) {
+    const own = (policy.protectedPaths ?? []).map((p) => (p.startsWith('/') ? p : `${policy.workspaceRoot}/${p}`))
+    const byPolicy = paths.every((p) => own.some((o) => p === o || p.startsWith(`${o}/`)))
+    const flag = byPolicy
+      ? '--mode workspace-write (without those --protect paths)'
+      : '--mode workspace-write --no-default-protected'
+    return `${what}; to allow it: ${flag} (or --mode danger-full-access)\ncordon: it is protected inside the writable root (${byPolicy ? 'by --protect' : 'git hooks and config are read-only by default: code planted there would run unconfined later'})`
+  }
+  const remedy = writeRemedy(policy, paths)
   if (remedy.unreachable.length > 0) {
     return `${what}; no writable root can allow ${remedy.unreachable.join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
   }
@@ -63,6 +74,21 @@ const UNCONFINED: ShellSandbox = {
   confine() {
     throw new Error('unreachable: danger-full-access never asks a backend')
   },
+}
+
+/**
+ * The bash command for `cordon run -- WORD...`: the words shell-quoted, except that a lone
+ * `bash -c SCRIPT` runs SCRIPT itself — the same program (the executor's own shell is bash), and
+ * cordon then sees where each of its commands failed (denial paths after a `cd`).
+ */
+export function commandOf(words: readonly string[]): string {
+  if (
+    words.length === 3 &&
+    (words[0] === 'bash' || words[0] === '/bin/bash' || words[0] === '/usr/bin/bash') &&
+    words[1] === '-c'
+  )
+    return words[2] as string
+  return words.map(shellQuote).join(' ')
 }
 
 /** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
@@ -144,7 +170,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   process.once('SIGTERM', onSignal)
   try {
     const spec = executor.resolve({
-      command: positionals.map(shellQuote).join(' '),
+      command: commandOf(positionals),
       sandboxPolicy: flags.policy,
       signal: interrupt.signal,
       ...(timeoutMs === undefined ? {} : { timeoutMs }),

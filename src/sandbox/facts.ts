@@ -15,7 +15,7 @@ import { dirname, isAbsolute, resolve, sep } from 'node:path'
  */
 export const DENIAL_SIGNATURES: Readonly<Record<string, readonly string[]>> = {
   landlock: ['permission denied'],
-  bubblewrap: ['read-only file system', 'permission denied'],
+  bubblewrap: ['read-only file system', 'permission denied', 'device or resource busy'],
   seatbelt: ['operation not permitted'],
 }
 
@@ -37,6 +37,13 @@ export interface DenialInput {
   hidden?: readonly string[] | undefined
   /** Where each failed command of the run's shell ran, when the shell logged it (src/shell/failure-log.ts). */
   failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
+  /** Protected paths inside writable roots (read-only binds): a refusal there is the sandbox's. */
+  protectedPaths?: readonly string[] | undefined
+  /**
+   * Whom the command runs as, when its permission checks differ from the host's: a root host's
+   * command has no capability (no DAC override), a command run as the workspace owner is theirs.
+   */
+  commandUser?: { uid: number; gids: readonly number[] } | undefined
 }
 
 /** The classification: `denied` and the paths it rests on. */
@@ -46,9 +53,17 @@ export interface DenialFacts {
 }
 
 // Paths as tools print them: quoted ('…', "…", `…', ‘…’), or the bare (unquoted) token before ": <error>".
-const QUOTED = /[‘'"`]([^'"`’\n]+)[’'"]/g
+// Each quoting style on its own, so a path quoted inside a quoted message
+// ("EROFS: read-only file system, open '/x'") is still found.
+const QUOTED_STYLES = [/'([^'\n]+)'/g, /"([^"\n]+)"/g, /`([^'`\n]+)'/g, /‘([^’\n]+)’/g]
+/** A quoted span that is a message itself (it names an error), not a path. */
+const MESSAGE = /(permission denied|read-only file system|operation not permitted|device or resource busy|: )/i
 const BARE_BEFORE_COLON =
-  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`‘’]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted)/gi
+  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`‘’]+)\s*:\s*(?:permission denied|read-only file system|operation not permitted|device or resource busy)/gi
+
+// GNU tar's form: "tar: DIR: Cannot mkdir: Read-only file system" (the path before the operation).
+const BEFORE_CANNOT =
+  /(?:^|[\s:(])((?:\/|\.{1,2}\/|~\/)?[^\s:'"`‘’]+)\s*:\s*cannot \w+(?: \w+)?\s*:\s*(?:permission denied|read-only file system|operation not permitted|device or resource busy)/gi
 
 /** Words that sit where a path would and are not one: program names, error codes (EACCES), labels. */
 const NOT_A_PATH =
@@ -60,8 +75,11 @@ type NamedPath = { path: string } | { candidates: string[] }
 /** The raw path tokens of a denial line. */
 function tokensOf(line: string): string[] {
   const found: string[] = []
-  for (const m of line.matchAll(QUOTED)) found.push(m[1]!)
+  for (const style of QUOTED_STYLES) {
+    for (const m of line.matchAll(style)) if (!MESSAGE.test(m[1]!)) found.push(m[1]!)
+  }
   for (const m of line.matchAll(BARE_BEFORE_COLON)) found.push(m[1]!)
+  for (const m of line.matchAll(BEFORE_CANNOT)) found.push(m[1]!)
   return [...new Set(found)].filter((p) => (p.includes('/') || /^[\w.-]+$/.test(p)) && !NOT_A_PATH.test(p))
 }
 
@@ -112,11 +130,30 @@ function wordsOf(command: string): string[] {
 
 /** Directories a command switches to (`cd DIR`, `git -C DIR`, `make -C DIR`), resolved against `cwd`. */
 export function directoriesIn(command: string, cwd: string): string[] {
-  const dirs: string[] = []
-  for (const m of command.matchAll(/(?:^|[\s;&|('"])(?:cd|-C)\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|)]+))/g)) {
-    dirs.push(resolve(cwd, m[1] ?? m[2] ?? m[3]!))
+  const { cd, dashC } = switchesIn(command, cwd)
+  return [...cd, ...dashC]
+}
+
+/** The `cd DIR` targets and the `-C DIR` ones of a command text, resolved against `cwd`. */
+function switchesIn(command: string, cwd: string): { cd: string[]; dashC: string[] } {
+  const cd: string[] = []
+  const dashC: string[] = []
+  for (const m of command.matchAll(/(?:^|[\s;&|('"])(cd|-C)\s+(?:'([^']+)'|"([^"]+)"|([^\s;&|)'"]+))/g)) {
+    const dir = m[2] ?? m[3] ?? m[4]!
+    // `cd "$dest"`: the text does not say where; the failure log (when armed) does.
+    if (/[$`]/.test(dir)) continue
+    ;(m[1] === 'cd' ? cd : dashC).push(resolve(cwd, dir))
   }
-  return dirs
+  return { cd, dashC }
+}
+
+/**
+ * Where a failed command's relative paths are: against its `-C DIR` (tar, make and git name
+ * paths relative to it), else its working directory or a directory it `cd`s into.
+ */
+function basesOfFailure(cwd: string, command: string): string[] {
+  const { cd, dashC } = switchesIn(command, cwd)
+  return dashC.length > 0 ? dashC : [cwd, ...cd]
 }
 
 /** Whether `path` is `root` or lies below it. */
@@ -140,10 +177,9 @@ function permittedWithoutSandbox(path: string, line: string): boolean {
   }
   const needsParent = stat === undefined || REMOVAL.test(line)
   let target = needsParent ? dirname(path) : path
-  // Creating a/b/c where only a exists ("could not create leading directories of …") needs a itself.
-  if (/leading director/i.test(line)) {
-    while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
-  }
+  // Creating a/b/c where only a exists (git's "could not create leading directories of …", any
+  // mkdir -p) is refused at the first one made: its parent, the nearest that exists, decides.
+  while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
   try {
     accessSync(target, needsParent ? constants.W_OK | constants.X_OK : constants.W_OK)
   } catch {
@@ -176,7 +212,7 @@ export function classifyDenial(input: DenialInput): DenialFacts {
   if (signatures === undefined || input.runnerFailed || input.exitCode === null || input.exitCode === 0) return none
   const deniedPaths: string[] = []
   let deniedWithoutPath = false
-  const guessed = [input.cwd, ...(input.command ? directoriesIn(input.command, input.cwd) : [])]
+  const guessed = input.command ? basesOfFailure(input.cwd, input.command) : [input.cwd]
   const logged = input.failures ?? []
   // The directories a relative path could be against: where the failed command that names it
   // ran, else where any failed command ran, else (no log) the cwd and the dirs the text cds into.
@@ -186,13 +222,18 @@ export function classifyDenial(input: DenialInput): DenialFacts {
     const naming = logged.filter((f) => tokens.some((t) => wordsOf(f.command).includes(t)))
     // A failed command may itself cd (`sh -c 'cd sub && …'`): the dirs its text names are candidates too.
     const from = naming.length > 0 ? naming : logged
-    return [...new Set(from.flatMap((f) => [f.cwd, ...directoriesIn(f.command, f.cwd)]))]
+    return [...new Set(from.flatMap((f) => basesOfFailure(f.cwd, f.command)))]
   }
   const lines = [...input.stderr.split(/\r?\n/), ...(input.stdout ?? '').split(/\r?\n/)]
   for (const [i, line] of lines.entries()) {
     const lower = line.toLowerCase()
     const named = signatures.some((s) => lower.includes(s))
     const coded = !named && errorCodeLine(line, input.backend)
+    const masked = !named && !coded && maskedMkdir(line, input)
+    if (masked) {
+      for (const path of masked) if (!deniedPaths.includes(path)) deniedPaths.push(path)
+      continue
+    }
     if (!named && !coded) continue
     // npm names the code on one line and the path a few lines below (`npm error path /x`).
     const named_ = coded ? npmPathNear(lines, i).map((path) => ({ path })) : namedPaths(line, basesFor(line))
@@ -212,12 +253,55 @@ export function classifyDenial(input: DenialInput): DenialFacts {
 
 /** Whether a refusal at `path` was the sandbox's: outside what it lets the command write, and allowed without it. */
 function refusedBySandbox(path: string, line: string, input: DenialInput): boolean {
-  if (input.writable.some((root) => isWithin(path, root))) return false
+  const isProtected = input.protectedPaths?.some((p) => isWithin(path, p)) === true
+  // EBUSY is the sandbox's only on a protected path (a mount point); anywhere else it is ordinary.
+  if (!isProtected && /device or resource busy/i.test(line)) return false
+  if (!isProtected && input.writable.some((root) => isWithin(path, root))) return false
   // A hidden path refuses reads: that is the secrets class, and no writable root would help.
   if (input.hidden?.some((h) => isWithin(path, h))) return false
   // Landlock grants read and execute everywhere: a refused exec is the file's own mode.
   if (input.exitCode !== null && notExecutable(path, input.exitCode)) return false
-  return permittedWithoutSandbox(path, line)
+  return input.commandUser === undefined
+    ? permittedWithoutSandbox(path, line)
+    : permittedFor(input.commandUser, path, line)
+}
+
+/** The permission bits `who` gets on `st`: owner, else group, else other (ACLs are not read). */
+function bitsFor(
+  who: { uid: number; gids: readonly number[] },
+  st: { uid: number; gid: number; mode: number },
+): number {
+  if (st.uid === who.uid) return (st.mode >> 6) & 7
+  if (who.gids.includes(st.gid)) return (st.mode >> 3) & 7
+  return st.mode & 7
+}
+
+/**
+ * Whether ordinary permissions would have let `who` — without any capability — do what the line
+ * says (see permittedWithoutSandbox): the parent's write and search bits for creating or removing,
+ * the file's write bit for writing it.
+ */
+function permittedFor(who: { uid: number; gids: readonly number[] }, path: string, line: string): boolean {
+  let stat: ReturnType<typeof lstatSync> | undefined
+  try {
+    stat = lstatSync(path)
+  } catch {
+    stat = undefined
+  }
+  const needsParent = stat === undefined || REMOVAL.test(line)
+  let target = needsParent ? dirname(path) : path
+  while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
+  let st: ReturnType<typeof statSync>
+  try {
+    st = statSync(target)
+  } catch {
+    return false
+  }
+  const want = needsParent ? 0o3 : 0o2
+  if ((bitsFor(who, st) & want) !== want) return false
+  if (needsParent && stat !== undefined && (st.mode & 0o1000) !== 0 && stat.uid !== who.uid && st.uid !== who.uid)
+    return false
+  return true
 }
 
 /** The errno codes each backend's refusals carry, as tools print them bare (`npm error code EROFS`). */
@@ -240,4 +324,18 @@ function npmPathNear(lines: readonly string[], i: number): string[] {
     if (m) return [resolve(m[1]!)]
   }
   return []
+}
+
+/**
+ * Node's recursive mkdir reports a read-only bind's EROFS as ENOENT ("ENOENT: no such file or
+ * directory, mkdir '/x/y'"). mkdir fails with ENOENT only when the parent is missing, so when the
+ * parent exists here, outside what the command may write, that ENOENT was bubblewrap's refusal.
+ */
+function maskedMkdir(line: string, input: DenialInput): string[] | undefined {
+  if (input.backend !== 'bubblewrap') return undefined
+  const m = /ENOENT: no such file or directory, mkdir '([^'\n]+)'/.exec(line)
+  if (!m || !isAbsolute(m[1]!)) return undefined
+  const path = landingPath(resolve(m[1]!))
+  if (existsSync(path) || !existsSync(dirname(path))) return undefined
+  return refusedBySandbox(path, 'mkdir: Read-only file system', input) ? [path] : undefined
 }

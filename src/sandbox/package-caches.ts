@@ -1,12 +1,12 @@
 /**
  * Where package managers cache under confinement. By default (`cacheRoots: 'confined'`) a
- * workspace-write run's npm, yarn, pnpm, pip, uv, poetry, Go, ccache, deno, bun and XDG caches
+ * workspace-write run's npm, yarn, pip, uv, poetry, Go, ccache, deno, bun and XDG caches
  * point into cordon's confined cache (src/subprocess/private-layout.ts): shared by this user's
  * confined runs, so installs work out of the box and stay warm, and never read by an unconfined
  * one, so a command cannot poison the caches a later unconfined install trusts. A read-only run
  * caches in its session TMPDIR (cold, private). `cacheRoots: 'host'` grants the host's own cache
- * dirs instead (workspace-write). Cargo is left alone: CARGO_HOME also holds its binaries and
- * credentials.
+ * dirs instead (workspace-write). Cargo is left alone (CARGO_HOME also holds its binaries and
+ * credentials), and so is pnpm's store: its only variable, npm_config_store_dir, makes npm warn.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -16,7 +16,6 @@ export function cacheEnvFor(dir: string): Record<string, string> {
   return {
     npm_config_cache: path.join(dir, 'npm'),
     YARN_CACHE_FOLDER: path.join(dir, 'yarn'),
-    npm_config_store_dir: path.join(dir, 'pnpm-store'),
     PIP_CACHE_DIR: path.join(dir, 'pip'),
     UV_CACHE_DIR: path.join(dir, 'uv'),
     POETRY_CACHE_DIR: path.join(dir, 'poetry'),

@@ -50,6 +50,10 @@ export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' 
   backend: SandboxBackendName
   /** The hidden paths the plan saw (a refusal there is a read's). */
   shield?: { hidden: readonly string[] } | undefined
+  /** bubblewrap: the protected paths bound read-only inside writable roots. */
+  mounts?: { protected: { paths: ReadonlyArray<{ path: string }> } } | undefined
+  /** The workspace owner the command ran as, when not the host's user. */
+  runAs?: { uid: number; gid: number } | undefined
 }
 
 /** The facts of a finished (or failed) confined run under `plan`. */
@@ -78,6 +82,8 @@ export function runVerdict(
     command: run.command,
     failures: run.failures,
     hidden: plan.shield?.hidden,
+    protectedPaths: plan.mounts?.protected.paths.map((p) => p.path),
+    commandUser: commandUserOf(plan),
     writable: plan.writable,
   })
   const verdict: RunVerdict = {
@@ -89,4 +95,15 @@ export function runVerdict(
   if (runnerFailed) verdict.runnerFailed = true
   if (deniedPaths.length > 0) verdict.deniedPaths = deniedPaths
   return verdict
+}
+
+/**
+ * Whom a confined command's permission checks were for, when not the host process's: the
+ * workspace owner it ran as, or a root host's command, which ran without any capability.
+ */
+function commandUserOf(plan: VerdictPlan): { uid: number; gids: readonly number[] } | undefined {
+  if (plan.runAs) return { uid: plan.runAs.uid, gids: [plan.runAs.gid] }
+  const uid = process.getuid?.()
+  if (uid !== 0) return undefined
+  return { uid: 0, gids: [...new Set([process.getgid?.() ?? 0, ...(process.getgroups?.() ?? [])])] }
 }

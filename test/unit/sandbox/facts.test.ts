@@ -92,9 +92,14 @@ describe('classifyDenial', () => {
 
   it('not a path inside the writable set, nor one ordinary permissions refuse anyway', () => {
     expect(classifyDenial(run({ stderr: `touch: cannot touch '${root}/x': Permission denied` })).denied).toBe(false)
-    expect(classifyDenial(run({ stderr: "touch: cannot touch '/nonexistent-dir/x': Permission denied" })).denied).toBe(
-      false,
-    )
+    // A refusal ordinary permissions would make anyway is not the sandbox's.
+    const locked = path.join(outside, 'locked')
+    fs.mkdirSync(locked, { recursive: true, mode: 0o555 })
+    fs.chmodSync(locked, 0o555)
+    const who = { uid: 12345, gids: [12345] }
+    expect(
+      classifyDenial(run({ stderr: `touch: cannot touch '${locked}/x': Permission denied`, commandUser: who })).denied,
+    ).toBe(false)
   })
 
   it('a 126 on an existing file that is not executable is the file, not the sandbox', () => {
