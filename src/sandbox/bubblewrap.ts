@@ -76,6 +76,11 @@ export interface BubblewrapMounts {
   emptyFile: string
   /** The session's own dir bound writable at /dev/shm (POSIX shared memory and semaphores). */
   shm?: string | undefined
+  /**
+   * Directories inside writable roots above a hidden path, bound in place: a mount point cannot be
+   * renamed, so a hidden path's mask cannot be moved away with its parent.
+   */
+  anchors?: readonly string[] | undefined
 }
 
 /** What the argv needs besides the grants. */
@@ -102,6 +107,8 @@ interface Mount {
   rank: number
   args: string[]
   tmpfs?: boolean
+  /** A child bound back into a shell (it yields to any other mount at its path). */
+  rebind?: boolean
 }
 
 /** Step 4's mounts, parents before children, then step 5's remounts. */
@@ -109,12 +116,24 @@ function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefin
   const list: Mount[] = grants.writable.map((g) => ({ path: g.path, rank: 0, args: ['--bind', g.path, g.path] }))
   if (mounts !== undefined) {
     if (mounts.shm !== undefined) list.push({ path: '/dev/shm', rank: 0, args: ['--bind', mounts.shm, '/dev/shm'] })
-    for (const p of mounts.protected.parents) list.push({ path: p, rank: 1, args: ['--bind', p, p] })
+    const anchors = new Set([...mounts.protected.parents, ...(mounts.anchors ?? [])])
+    for (const p of anchors) list.push({ path: p, rank: 1, args: ['--bind', p, p] })
     for (const d of mounts.socketMasks) list.push({ path: d, rank: 2, args: ['--tmpfs', d], tmpfs: true })
     for (const h of mounts.hidden) {
-      if (h.kind === 'dir') list.push({ path: h.path, rank: 3, args: ['--tmpfs', h.path], tmpfs: true })
-      else if (h.kind === 'file') list.push({ path: h.path, rank: 3, args: ['--ro-bind', mounts.emptyFile, h.path] })
-      else list.push({ path: h.path, rank: 4, args: ['--ro-bind', h.path, h.path] })
+      if (h.kind === 'dir') {
+        const perms = h.mode === undefined ? [] : ['--perms', h.mode.toString(8).padStart(4, '0')]
+        list.push({ path: h.path, rank: 3, args: [...perms, '--tmpfs', h.path], tmpfs: true })
+      } else if (h.kind === 'file') list.push({ path: h.path, rank: 3, args: ['--ro-bind', mounts.emptyFile, h.path] })
+      else if (h.kind === 'symlink')
+        list.push({ path: h.path, rank: 4, args: ['--symlink', h.target ?? '', h.path], rebind: true })
+      // -try: a child gone since the listing is simply not there (nor was it hidden).
+      else
+        list.push({
+          path: h.path,
+          rank: 4,
+          args: [h.writable ? '--bind-try' : '--ro-bind-try', h.path, h.path],
+          rebind: true,
+        })
     }
     for (const k of mounts.keep) list.push({ path: k, rank: 4, args: ['--ro-bind', k, k] })
     for (const p of mounts.protected.paths) {
@@ -122,6 +141,10 @@ function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefin
       else list.push({ path: p.path, rank: 5, args: ['--ro-bind', p.path, p.path] })
     }
   }
+  // A child bound back into a hidden dir's shell yields to any other mount at its path (a socket
+  // mask, a writable root, a protected path): those say what the path is.
+  const claimed = new Set(list.filter((m) => !m.rebind).map((m) => m.path))
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]?.rebind && claimed.has(list[i]!.path)) list.splice(i, 1)
   list.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank)
   const out = list.flatMap((m) => m.args)
   for (const m of list) if (m.tmpfs) out.push('--remount-ro', m.path)

@@ -100,6 +100,7 @@ export function bubblewrapSpec(
     confinement: {
       backend: 'bubblewrap',
       mode: plan.policy.mode,
+      ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
       steps: plan.wrapperSteps,
       wrapper: { ruleset },
     },

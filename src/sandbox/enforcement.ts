@@ -202,9 +202,11 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
     ? yes('the pid namespace ends with its init (cordon-exec) and bwrap dies with the host')
     : no('the cordon-exec helper is missing')
   c.resources = resourcesVerdict(facts, policy.limits)
-  c.secrets = yes(`an empty read-only mount over each hidden path (${BY_PATH})`)
+  c.secrets = yes(
+    `an empty read-only mount over each hidden path, the directories above one inside a writable root bound in place, and inside bwrap the Landlock read view closing them by inode (so a file the host renames over a masked path stays closed; ${BY_PATH})`,
+  )
   c.protected = yes(
-    'read-only binds over the protected paths, the directories above them bound in place so they cannot be renamed away',
+    'read-only binds over the protected paths (git hooks and config, a worktree .git file, core.hooksPath and included configs, nested checkouts two levels down, the cordon package and its dependencies), the directories above them bound in place; a missing commondir or included config that appears is taken away once the run ends (executor runs)',
   )
   return account(c, promisedClasses(policy))
 }

@@ -12,6 +12,7 @@
  * ruleset fd (a spec confined before then fails closed).
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import type { BackendCapability, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { DEFAULT_RULESET_CACHE_SIZE, PLAN_MEMO_SIZE } from '../policy/defaults.js'
@@ -212,9 +213,9 @@ export class LocalSandbox {
     const session = this.sessionDirsFor(policy.sessionId, owner)
     const caches = this.cachesFor(confined, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
-    checkRoots(confined, grants)
+    checkRoots(confined, grants, [runAs?.home, passwdHome()])
     this.pins.check(policy.sessionId, grants, confined)
-    const view = this.viewFor(confined, runAs)
+    const view = this.viewFor(confined, runAs, grants)
     const snapshot = view.current(true)
     const protectedSet = confined.mode === 'workspace-write' ? protectedSetFor(confined, grants) : NO_PROTECTED
     const shield = shieldOf(view.placeCount, snapshot, grants, protectedSet)
@@ -238,7 +239,7 @@ export class LocalSandbox {
               { setuid: isSetuid(choice.capability.executable) },
               {
                 viewEpoch: snapshot.epoch,
-                mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner),
+                mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner, grants),
                 shield,
                 env,
               },
@@ -287,13 +288,19 @@ export class LocalSandbox {
     protectedSet: ProtectedSet,
     session: SessionDirs,
     owner: PrivateOwner | undefined,
+    grants: SandboxGrants,
   ): BubblewrapMounts {
     const sockets = socketMasksFor(policy.allowUnixSockets ?? [], this.env)
     // bwrap runs as the owner then: a place the owner cannot reach needs no mount (and gets none).
     const reach = (p: string) => owner === undefined || reachableBy(p, owner)
+    const hidden = snapshot.mounts.filter((m) => reach(m.path))
     return {
+      anchors: anchorsOf(
+        hidden.map((m) => m.path),
+        grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path),
+      ),
       // /proc/keys lists the names of the user's keys: bwrap's /proc gets it emptied too.
-      hidden: [...snapshot.mounts.filter((m) => reach(m.path)), ...PROC_KEY_FILES],
+      hidden: [...hidden, ...PROC_KEY_FILES],
       protected: protectedSet,
       socketMasks: sockets.masks.filter(reach),
       keep: [...sockets.keep.filter(reach), session.spill],
@@ -393,21 +400,25 @@ export class LocalSandbox {
   }
 
   /** The read view for a policy's hidden places (/dev for Landlock, cordon's private dir, the policy's set). */
-  private viewFor(policy: SandboxPolicy, runAs: RunAs | undefined): ReadView {
+  private viewFor(policy: SandboxPolicy, runAs: RunAs | undefined, grants: SandboxGrants): ReadView {
     const places: ViewPlace[] = [
       DEV_CLOSED,
       { name: 'cordon-private', path: privateParent(this.env) },
       ...hiddenPlacesFor(policy, this.env),
     ]
+    // HOME can say anything (even `/`): the password database's home is hidden too.
+    const home = passwdHome()
+    if (home !== undefined && home !== this.env.HOME) places.push(...hiddenPlacesFor(policy, { HOME: home }))
     // A command run as the workspace owner reads what the owner may read: hide the owner's secrets too.
     if (runAs) {
       places.push({ name: 'cordon-private', path: privateParent(this.env, runAs) })
       if (runAs.home) places.push(...hiddenPlacesFor(policy, { HOME: runAs.home }))
     }
-    const key = JSON.stringify(places)
+    const writable = grants.writable.map((w) => w.path)
+    const key = JSON.stringify([places, writable])
     let view = this.views.get(key)
     if (!view) {
-      view = new ReadView(places)
+      view = new ReadView(places, writable)
       this.views.set(key, view)
     }
     return view
@@ -505,4 +516,25 @@ function asUser(plan: ConfinementPlan, runAs: RunAs): ConfinementPlan {
     noNewPrivs: false,
   }
   return { ...plan, runAs, wrapperSteps: { ...wrapper, credentials } }
+}
+
+/** The directories strictly between a writable root and each hidden path inside it. */
+function anchorsOf(hidden: readonly string[], roots: readonly string[]): string[] {
+  const out = new Set<string>()
+  for (const h of hidden) {
+    const root = roots.filter((r) => within(h, r) && h !== r).sort((a, b) => b.length - a.length)[0]
+    if (root === undefined) continue
+    for (let d = path.dirname(h); d !== root && within(d, root); d = path.dirname(d)) out.add(d)
+  }
+  return [...out]
+}
+
+/** The host user's home from the password database (HOME may say otherwise, even `/`). */
+function passwdHome(): string | undefined {
+  try {
+    const home = os.userInfo().homedir
+    return home && home !== '/' ? home : undefined
+  } catch {
+    return undefined
+  }
 }

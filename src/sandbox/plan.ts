@@ -198,11 +198,23 @@ export function bubblewrapPlan(
   grants: SandboxGrants,
   host: PlanHost,
   wrapper: { setuid: boolean },
-  layered?: { viewEpoch: number; mounts: BubblewrapMounts; shield: ShieldFacts; env: Record<string, string> },
+  layered?: {
+    viewEpoch: number
+    mounts: BubblewrapMounts
+    shield: ShieldFacts
+    env: Record<string, string>
+    /** The read view's rules: hidden places stay closed by inode, whatever happens to a mask. */
+    readEntries?: readonly RulesetEntry[]
+  },
 ): ConfinementPlan {
   const deny = policy.network === 'deny'
   const shm = layered?.mounts.shm
+  const reads = layered?.readEntries
   const entries: RulesetEntry[] = [
+    ...(reads ?? []),
+    ...(reads
+      ? grants.readable.map((r) => ({ path: r.path, rights: rightsFor(r.access), origin: 'read' as const }))
+      : []),
     ...grants.writable.map((w) => ({ path: w.path, rights: rightsFor(w.access), origin: 'writable' as const })),
     ...(shm === undefined
       ? []
@@ -220,7 +232,9 @@ export function bubblewrapPlan(
     host.abi >= 3
       ? planRuleset(entries, {
           abi: host.abi,
-          handledFs: handledFsFor(host.abi) & WRITE_RIGHTS,
+          // With the read view inside, reads are handled too: a mask a host rename detaches, or a
+          // hidden file made during the run, is still closed by inode (mounts are bwrap's layer).
+          handledFs: reads ? handledFsFor(host.abi) : handledFsFor(host.abi) & WRITE_RIGHTS,
           handledNet: 0,
           scoped: scopedFor(host.abi),
         })

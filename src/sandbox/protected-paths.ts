@@ -6,6 +6,13 @@
  * the common git dir, plus `config.worktree`), and the installed cordon package itself (a
  * command must not patch the engine that confines the next one).
  *
+ * What git reads besides: the `.git` file of a linked worktree (it names the git dir), the
+ * `core.hooksPath` dir and every `include.path`/`includeIf.*.path` file a protected config names,
+ * and the same for checkouts nested up to two directories below a writable root. A `commondir`
+ * file that does not exist cannot be mounted over (git refuses an empty one): it is a path that
+ * must not appear, checked once the run's tree is gone (`mustNotAppear`). The dependencies the
+ * cordon package loads (zod, node-gyp-build…) are protected with it.
+ *
  * Mounts move with a renamed directory (`mv .git x && cp -a x .git` would shed a read-only bind
  * of `.git/hooks`), so bubblewrap also binds every directory between the writable root and a
  * protected path onto itself: a mount point cannot be renamed (EBUSY).
@@ -33,6 +40,8 @@ export interface ProtectedSet {
   parents: string[]
   /** Paths whose state this set was read from, with their inode (0: absent), to notice a stale set. */
   stamps: Array<{ path: string; ino: number }>
+  /** Paths inside writable roots that must not exist after the run (a planted `commondir` would redirect git). */
+  mustNotAppear?: string[]
 }
 
 /** The installed cordon package's root (works from `src/sandbox/` and `dist/sandbox/`). */
@@ -113,14 +122,26 @@ export function protectedSetFor(
   }
   const roots = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path)
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
+  const mustNotAppear: string[] = []
   if (policy.protectedDefaults !== false) {
     for (const root of roots) {
-      const dirs = gitDirsOf(root, stamp)
-      if (dirs === undefined) continue
-      gitPlaces(dirs.own, candidates, stamp)
-      if (dirs.common !== dirs.own) gitPlaces(dirs.common, candidates, stamp)
+      for (const checkout of checkoutsIn(root, stamp)) {
+        const dirs = gitDirsOf(checkout, stamp)
+        if (dirs === undefined) continue
+        // A worktree's `.git` file names its git dir: rewritten, it would point git elsewhere.
+        if (lstat(path.join(checkout, '.git'))?.isFile())
+          candidates.push({ path: path.join(checkout, '.git'), kind: 'file', origin: 'git' })
+        for (const gitDir of new Set([dirs.own, dirs.common])) {
+          gitPlaces(gitDir, candidates, stamp)
+          const commondir = path.join(gitDir, 'commondir')
+          if (stamp(commondir)) candidates.push({ path: commondir, kind: 'file', origin: 'git' })
+          else if (gitDir === dirs.common) mustNotAppear.push(commondir)
+          for (const c of configReferences(path.join(gitDir, 'config'), checkout)) candidates.push(c)
+        }
+      }
     }
     candidates.push({ path: packageRoot, kind: 'dir', origin: 'cordon' })
+    for (const dep of dependencyDirs(packageRoot)) candidates.push({ path: dep, kind: 'dir', origin: 'cordon' })
   }
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
@@ -134,6 +155,8 @@ export function protectedSetFor(
       // when its parent (the git dir) exists. Missing files stay missing (git reads none then).
       if (c.kind === 'dir' && c.origin === 'git' && lstat(path.dirname(p))?.isDirectory())
         paths.push({ path: p, kind: 'missing-dir', origin: c.origin })
+      // A missing file git would read (an included config, config.worktree) must not appear either.
+      else if (c.kind === 'file' && c.origin === 'git') mustNotAppear.push(p)
       continue
     }
     if (st.isSymbolicLink()) continue // a mount would land on its target; the target is listed where it lies
@@ -145,7 +168,110 @@ export function protectedSetFor(
     for (let dir = path.dirname(p.path); dir !== root && within(dir, root); dir = path.dirname(dir)) parents.add(dir)
   }
   const parentList = [...parents].sort((a, b) => a.split('/').length - b.split('/').length)
-  return { paths, parents: parentList, stamps }
+  const appear = mustNotAppear.filter((p) => roots.some((r) => within(p, r)))
+  return { paths, parents: parentList, stamps, ...(appear.length > 0 ? { mustNotAppear: appear } : {}) }
+}
+
+/** Directories never searched for nested checkouts (large, and never a project's own repository). */
+const NOT_CHECKOUTS = new Set([
+  'node_modules',
+  '.git',
+  'target',
+  'dist',
+  'build',
+  'vendor',
+  '.venv',
+  'venv',
+  '__pycache__',
+])
+
+/** The root and the directories up to two levels below it that hold a `.git` (nested checkouts). */
+function checkoutsIn(root: string, stamp: (p: string) => fs.Stats | undefined): string[] {
+  const out = [root]
+  const visit = (dir: string, level: number) => {
+    if (level > 2) return
+    let names: string[]
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      return
+    }
+    for (const name of names) {
+      if (NOT_CHECKOUTS.has(name) || name.startsWith('.')) continue
+      const sub = path.join(dir, name)
+      if (!lstat(sub)?.isDirectory()) continue
+      if (lstat(path.join(sub, '.git'))) {
+        stamp(path.join(sub, '.git'))
+        out.push(sub)
+      }
+      visit(sub, level + 1)
+    }
+  }
+  visit(root, 1)
+  return out
+}
+
+/**
+ * What a git config names that git will read or run from: the `core.hooksPath` dir and the
+ * files of `include.path` / `includeIf.*.path` (relative ones against the config's dir; hooksPath
+ * against the work tree). A plain reading of the INI file: git's quoting is not needed for paths.
+ */
+function configReferences(config: string, workTree: string): ProtectedPath[] {
+  let text: string
+  try {
+    text = fs.readFileSync(config, 'utf8')
+  } catch {
+    return []
+  }
+  const out: ProtectedPath[] = []
+  let section = ''
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    const head = /^\[\s*([^\]\s"]+)(?:\s+"[^"]*")?\s*\]/.exec(line)
+    if (head) {
+      section = (head[1] ?? '').toLowerCase()
+      continue
+    }
+    const kv = /^([A-Za-z][\w-]*)\s*=\s*"?([^"#;]*)"?/.exec(line)
+    if (!kv) continue
+    const key = (kv[1] ?? '').toLowerCase()
+    const value = (kv[2] ?? '').trim()
+    if (value === '') continue
+    const home = process.env.HOME ?? ''
+    const expanded = value.startsWith('~/') ? path.join(home, value.slice(2)) : value
+    if (section === 'core' && key === 'hookspath')
+      out.push({ path: path.resolve(workTree, expanded), kind: 'dir', origin: 'git' })
+    if ((section === 'include' || section === 'includeif') && key === 'path')
+      out.push({ path: path.resolve(path.dirname(config), expanded), kind: 'file', origin: 'git' })
+  }
+  return out
+}
+
+/** The package dirs of the cordon package's runtime dependencies, as Node would load them. */
+function dependencyDirs(packageRoot: string): string[] {
+  let deps: string[]
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+      optionalDependencies?: Record<string, string>
+    }
+    deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]
+  } catch {
+    return []
+  }
+  const out: string[] = []
+  for (const dep of deps) {
+    // Node looks in node_modules of the package and of every directory above it.
+    for (let dir = packageRoot; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', dep)
+      if (lstat(candidate)?.isDirectory()) {
+        out.push(candidate)
+        break
+      }
+      if (path.dirname(dir) === dir) break
+    }
+  }
+  return out
 }
 
 /** Whether a protected set still describes the file system (each stamped path's inode unchanged). */

@@ -33,11 +33,18 @@ export interface ViewPlace extends HiddenPlace {
 /** `/dev` is closed to every Landlock-confined command but the granted devices (bubblewrap makes its own /dev). */
 export const DEV_CLOSED: ViewPlace = { name: 'devices', path: '/dev', landlockOnly: true }
 
-/** A bubblewrap mount over a hidden place (or a kept child bound back). */
+/** A bubblewrap mount over a hidden place (or a kept child bound back, or a symlink recreated). */
 export interface HiddenMount {
-  /** `dir`: an empty tmpfs, read-only; `file`: an empty read-only file; `keep`: the host path bound back read-only. */
-  kind: 'dir' | 'file' | 'keep'
+  /**
+   * `dir`: an empty tmpfs, read-only once filled; `file`: an empty read-only file; `keep`: the
+   * host path bound back (read-only); `symlink`: a symlink made anew in a tmpfs (`target`).
+   */
+  kind: 'dir' | 'file' | 'keep' | 'symlink'
   path: string
+  target?: string
+  writable?: boolean
+  /** `dir`: the permission bits the tmpfs gets (the host dir's). */
+  mode?: number
 }
 
 /** One epoch of a view. */
@@ -114,6 +121,7 @@ function canonicalPlaces(places: readonly ViewPlace[]) {
 export function readEntries(
   places: readonly ViewPlace[],
   watch?: (dir: string) => void,
+  options: { writable?: readonly string[] } = {},
 ): Omit<ReadViewSnapshot, 'epoch'> {
   const { closed, filters } = canonicalPlaces(places)
   const targets = [...closed.keys(), ...filters.keys()]
@@ -144,34 +152,72 @@ export function readEntries(
   }
   visit('/')
 
+  // bubblewrap: a mount laid over a file is detached when the host renames another file over
+  // it (editors, passwd and git-credential-store write that way), and a place the host creates
+  // during the run is not masked at all. So what holds a hidden path is a "shell" over its parent:
+  // an empty tmpfs with every other child bound back (symlinks recreated), so nothing the host
+  // does in that directory later shows inside. Inside a writable root a shell would swallow the
+  // command's own new files: there the hidden path itself is masked (and its parents anchored).
   const mounts: HiddenMount[] = []
   const hidden: string[] = []
   const bwrapClosed = [...closed.entries()].filter(([, place]) => place.landlockOnly !== true).map(([p]) => p)
-  const hide = (p: string, st: fs.Stats) => {
+  const hiddenSet = new Set<string>()
+  const shells = new Map<string, Set<string> | undefined>() // dir -> the only children kept (keep), or all but hidden
+  const writableish = (p: string) => (options.writable ?? []).some((w) => within(p, w) || within(w, p))
+  const insideWritable = (p: string) => (options.writable ?? []).some((w) => within(p, w))
+  const hideIn = (p: string, st: fs.Stats) => {
     hidden.push(p)
-    mounts.push({ kind: st.isDirectory() ? 'dir' : 'file', path: p })
+    hiddenSet.add(p)
+    const parent = path.dirname(p)
+    if (insideWritable(p) || parent === '/') mounts.push({ kind: st.isDirectory() ? 'dir' : 'file', path: p })
+    else if (!shells.has(parent)) shells.set(parent, undefined)
   }
   for (const p of bwrapClosed) {
     const st = lstat(p)
-    if (st !== undefined) hide(p, st)
+    if (st !== undefined) hideIn(p, st)
   }
   for (const [dir, filter] of filters) {
     const st = lstat(dir)
     if (!st?.isDirectory()) continue
     const names = list(dir) ?? []
     if (filter.keep !== undefined) {
-      hide(dir, st)
-      for (const name of names) {
-        if (matchesAny(filter.only, name) || !matchesAny(filter.keep, name)) continue
-        const child = lstat(path.join(dir, name))
-        if (child && !child.isSymbolicLink()) mounts.push({ kind: 'keep', path: path.join(dir, name) })
+      const kept = new Set(names.filter((name) => !matchesAny(filter.only, name) && matchesAny(filter.keep, name)))
+      if (insideWritable(dir)) {
+        hidden.push(dir)
+        mounts.push({ kind: 'dir', path: dir })
+        for (const name of kept) mounts.push({ kind: 'keep', path: path.join(dir, name) })
+      } else {
+        hidden.push(dir)
+        shells.set(dir, kept)
+        if (path.dirname(dir) !== '/' && !shells.has(path.dirname(dir))) shells.set(path.dirname(dir), undefined)
       }
       continue
     }
     for (const name of names) {
       if (!matchesAny(filter.only, name)) continue
       const child = lstat(path.join(dir, name))
-      if (child) hide(path.join(dir, name), child)
+      if (child) hideIn(path.join(dir, name), child)
+    }
+  }
+  for (const [dir, only] of shells) {
+    const shell = lstat(dir)
+    if (!shell?.isDirectory()) continue
+    mounts.push({ kind: 'dir', path: dir, mode: shell.mode & 0o7777 })
+    for (const name of list(dir) ?? []) {
+      const child = path.join(dir, name)
+      if (only !== undefined ? !only.has(name) : hiddenSet.has(child)) continue
+      if (shells.has(child)) continue // a shell of its own
+      const st = lstat(child)
+      if (st === undefined) continue
+      // A writable grant at or below a child is bound by its own mount (deeper, or this one).
+      if ((options.writable ?? []).includes(child)) continue
+      if (st.isSymbolicLink()) {
+        try {
+          mounts.push({ kind: 'symlink', path: child, target: fs.readlinkSync(child) })
+        } catch {
+          // gone since the listing
+        }
+      } else mounts.push({ kind: 'keep', path: child, writable: writableish(child) && insideWritable(child) })
     }
   }
   mounts.sort((a, b) => depth(a.path) - depth(b.path))
@@ -201,7 +247,11 @@ export class ReadView {
   /** Each watched directory's mtime when it was listed. */
   private stamps: Array<{ dir: string; mtime: bigint | undefined }> = []
 
-  constructor(private readonly places: readonly ViewPlace[]) {}
+  /** `writable`: the policy's writable grants (inside them bubblewrap masks a hidden path itself, never its parent). */
+  constructor(
+    private readonly places: readonly ViewPlace[],
+    private readonly writable: readonly string[] = [],
+  ) {}
 
   /** How many hidden places the view hides (those bubblewrap also hides: /dev is Landlock's own). */
   get placeCount(): number {
@@ -220,12 +270,16 @@ export class ReadView {
     const epoch = ++this.epoch
     const watched = new Set<string>()
     this.stamps = []
-    const view = readEntries(this.places, (dir) => {
-      if (watched.has(dir)) return
-      watched.add(dir)
-      this.stamps.push({ dir, mtime: mtimeOf(dir) })
-      this.watch(dir)
-    })
+    const view = readEntries(
+      this.places,
+      (dir) => {
+        if (watched.has(dir)) return
+        watched.add(dir)
+        this.stamps.push({ dir, mtime: mtimeOf(dir) })
+        this.watch(dir)
+      },
+      { writable: this.writable },
+    )
     this.snapshot = { epoch, ...view }
     return this.snapshot
   }

@@ -91,12 +91,20 @@ function symlinkOnTheWay(given: string): string | undefined {
 }
 
 /** Every reason the policy's writable roots are refused (empty: they are fine). */
-export function rootProblems(policy: SandboxPolicy, grants: SandboxGrants, home = process.env.HOME): string[] {
+export function rootProblems(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  home = process.env.HOME,
+  otherHomes: readonly (string | undefined)[] = [],
+): string[] {
   const problems: string[] = []
   const writable = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra')
-  const canonicalHome = home === undefined || home === '' ? undefined : canonical(home)
+  // The host's home, and that of whoever the command runs as (a root host's workspace owner).
+  const homes = [
+    ...new Set([home, ...otherHomes].filter((h): h is string => h !== undefined && h !== '').map(canonical)),
+  ]
   for (const w of writable) {
-    const why = refusedRoot(w.path, canonicalHome)
+    const why = [undefined, ...homes].map((h) => refusedRoot(w.path, h)).find((r) => r !== undefined)
     if (why !== undefined) problems.push(`${w.kind === 'root' ? 'workspaceRoot' : 'writableRoots'}: ${why}`)
   }
   const root = writable.find((w) => w.kind === 'root')
@@ -129,9 +137,13 @@ function canonical(p: string): string {
   }
 }
 
-/** Throws InvalidRequestError listing every refused root. */
-export function checkRoots(policy: SandboxPolicy, grants: SandboxGrants): void {
-  const problems = rootProblems(policy, grants)
+/** Throws InvalidRequestError listing every refused root (`otherHomes`: homes besides the host's, never a root). */
+export function checkRoots(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  otherHomes: readonly (string | undefined)[] = [],
+): void {
+  const problems = rootProblems(policy, grants, process.env.HOME, otherHomes)
   if (problems.length > 0) throw new InvalidRequestError(problems, { context: 'refused writable root' })
 }
 

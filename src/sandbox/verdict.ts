@@ -9,6 +9,7 @@ import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } 
 import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
+import { takeAwayAppeared } from '../subprocess/must-not-appear.js'
 import { classifyDenial } from './facts.js'
 import type { ConfinementPlan } from './plan.js'
 
@@ -51,7 +52,7 @@ export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' 
   /** The hidden paths the plan saw (a refusal there is a read's). */
   shield?: { hidden: readonly string[] } | undefined
   /** bubblewrap: the protected paths bound read-only inside writable roots. */
-  mounts?: { protected: { paths: ReadonlyArray<{ path: string }> } } | undefined
+  mounts?: { protected: { paths: ReadonlyArray<{ path: string }>; mustNotAppear?: readonly string[] } } | undefined
   /** The workspace owner the command ran as, when not the host's user. */
   runAs?: { uid: number; gid: number } | undefined
 }
@@ -69,10 +70,14 @@ export function runVerdict(
     runnerFailed?: boolean
     /** Where each failed command of the run's shell ran (see src/shell/failure-log.ts). */
     failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
+    /** What the runtime already took away once the tree was gone (src/subprocess/must-not-appear.ts). */
+    refused?: readonly string[] | undefined
   },
 ): RunVerdict {
   const runnerFailed = run.runnerFailed === true
-  const { denied, deniedPaths } = classifyDenial({
+  // The tree is gone: a protected path no mount could hold that appeared is taken away again.
+  const appeared = [...(run.refused ?? []), ...takeAwayAppeared(plan.mounts?.protected.mustNotAppear ?? [])]
+  const classified = classifyDenial({
     backend: plan.backend,
     exitCode: run.exitCode,
     runnerFailed,
@@ -86,6 +91,8 @@ export function runVerdict(
     commandUser: commandUserOf(plan),
     writable: plan.writable,
   })
+  const deniedPaths = [...new Set([...classified.deniedPaths, ...appeared])]
+  const denied = classified.denied || appeared.length > 0
   const verdict: RunVerdict = {
     mode: plan.policy.mode,
     denied,

@@ -57,7 +57,7 @@ export class BackgroundShellProcess implements ShellProcess {
         this.signal = outcome.signal
         const stderr = handle.collected.stderr?.readFrom(0).text ?? ''
         const stdout = handle.collected.stdout?.readFrom(0).text ?? ''
-        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout))
+        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout, handle.refusedPaths))
         this.status = outcome.signal !== null || this.killRequested || this.aborted ? 'killed' : 'completed'
       },
       (error: unknown) => {

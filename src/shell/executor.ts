@@ -189,6 +189,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
     spec: Pick<ShellExecSpec, 'workdir' | 'command'>,
     runnerFailed = false,
     stdout = '',
+    refused?: readonly string[],
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
@@ -201,6 +202,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
       command: spec.command,
       runnerFailed,
       failures,
+      refused,
     })
   }
 
@@ -249,7 +251,15 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         stdout,
         stderr,
       }
-      const sandbox = this.factsOf(prepared, outcome.exitCode, stderr.text, spec, false, stdout.text)
+      const sandbox = this.factsOf(
+        prepared,
+        outcome.exitCode,
+        stderr.text,
+        spec,
+        false,
+        stdout.text,
+        handle.refusedPaths,
+      )
       if (sandbox) result.sandbox = sandbox
       return result
     } finally {

@@ -68,7 +68,12 @@ export function readFailureLog(log: string | undefined): FailedCommand[] {
   } catch {
     return []
   } finally {
-    fs.rmSync(log, { force: true })
+    // The command may have made it anything (a directory, say): removing it never fails the run.
+    try {
+      fs.rmSync(log, { force: true, recursive: true })
+    } catch {
+      // left for the session dir's removal
+    }
   }
   const out: FailedCommand[] = []
   for (const line of text.split('\n')) {

@@ -40,5 +40,6 @@ export interface SpawnPreparer {
     spec: Pick<ShellExecSpec, 'workdir' | 'command'>,
     runnerFailed?: boolean,
     stdout?: string,
+    refused?: readonly string[],
   ): ShellSandboxInfo | undefined
 }

@@ -10,6 +10,7 @@
  * Children start through a ChildSpawner: the native addon (the default), or node:child_process
  * on the portable path (portable-spawner.ts); everything else here is the same for both.
  */
+import { takeAwayAppeared } from './must-not-appear.js'
 import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { isatty } from 'node:tty'
@@ -250,6 +251,8 @@ export class ManagedProcess implements SubprocessHandle {
   private inner: PinnedProcess | undefined
   private readonly pendingSignals: number[] = []
   private readonly spawner: ChildSpawner
+  private readonly mustNotAppear: readonly string[]
+  private refused: string[] | undefined
 
   constructor(init: ManagedProcessInit) {
     const { spec } = init
@@ -258,6 +261,7 @@ export class ManagedProcess implements SubprocessHandle {
     this.graceMs = spec.graceMs
     this.onTreeGone = init.onTreeGone
     this.spawner = init.spawner ?? NATIVE_SPAWNER
+    this.mustNotAppear = spec.confinement?.mustNotAppear ?? []
     const confined = spec.confinement !== undefined
     const wiring = {
       stdout: wiringOf(spec.stdio.stdout, 1, confined),
@@ -587,6 +591,8 @@ export class ManagedProcess implements SubprocessHandle {
   private markTreeGone(): void {
     if (this.treeGone) return
     this.treeGone = true
+    // Only now, with nothing of the run left to recreate them.
+    if (this.mustNotAppear.length > 0) this.refused = takeAwayAppeared(this.mustNotAppear)
     if (this.killTimer) clearTimeout(this.killTimer)
     this.killTimer = undefined
     this.inner?.release()
@@ -664,6 +670,11 @@ export class ManagedProcess implements SubprocessHandle {
     } catch {
       this.child.kill('SIGKILL')
     }
+  }
+
+  /** The `mustNotAppear` paths the run had created, moved aside once its tree was gone. */
+  get refusedPaths(): readonly string[] | undefined {
+    return this.refused
   }
 
   /** Resolves true once the whole tree has exited; false when `signal` aborts first. */

@@ -18,7 +18,7 @@ const SPEC_KEYS = new Set([
   'supervise',
   'onOutput',
 ])
-const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper'])
+const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper', 'mustNotAppear'])
 const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -49,6 +49,8 @@ function confinement(v: unknown): boolean {
     if (!isObject(ns) || !onlyKeys(ns, NAMESPACE_KEYS)) return false
     if (Object.values(ns).some((b) => b !== undefined && typeof b !== 'boolean')) return false
   }
+  const m = v.mustNotAppear
+  if (m !== undefined && (!Array.isArray(m) || m.some((p) => typeof p !== 'string' || !p.startsWith('/')))) return false
   const w = v.wrapper
   if (w !== undefined) {
     if (!isObject(w) || !onlyKeys(w, new Set(['ruleset']))) return false

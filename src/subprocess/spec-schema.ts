@@ -61,6 +61,7 @@ export const SpawnSpecSchema = z
           .object({ ruleset: z.object({}).passthrough().optional() })
           .strict()
           .optional(),
+        mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
       })
       .strict()
       .optional(),

@@ -136,6 +136,8 @@ export interface SubprocessConfinement {
   /** `keys`: the launcher's private mount namespace where /proc/keys reads empty (root only). */
   namespaces?: { ipc?: boolean; net?: boolean; user?: boolean; keys?: boolean } | undefined
   wrapper?: { ruleset?: RulesetReference | undefined } | undefined
+  /** Paths that must not exist once the tree is gone: each that does is moved aside (`SubprocessHandle.refusedPaths`). */
+  mustNotAppear?: readonly string[] | undefined
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */
@@ -190,6 +192,8 @@ export interface SubprocessHandle {
   readonly stderr: Readable | undefined
   /** Offset-based readers for collect-mode streams (also readable after exit). */
   readonly collected: SubprocessCollectedOutputs
+  /** cordon: the `confinement.mustNotAppear` paths the run created, moved aside once its tree was gone. */
+  readonly refusedPaths?: readonly string[]
   /** Resolves at process close with exit facts; rejects only for spawn-level failures. */
   readonly done: Promise<SubprocessOutcome>
   /** SIGTERM → graceMs → SIGKILL over the tree; idempotent; a no-op once the tree is gone. */

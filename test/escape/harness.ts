@@ -257,7 +257,9 @@ class Lane {
     const { base, how, tag } = this
     const t0 = performance.now()
     const { root, out } = resetFixture(base)
-    const helper = spawn('sleep', ['120'], { cwd: out, stdio: 'ignore' })
+    // The helper lives as long as its stdin pipe: a runner that dies takes it along (an orphan would
+    // hold its session keyring, and leaked keyrings exhaust the uid's key quota for later runs).
+    const helper = spawn('cat', [], { cwd: out, stdio: ['pipe', 'ignore', 'ignore'] })
     await new Promise((r) => helper.once('spawn', r))
     const objects = await this.host.setup(tag, { out, root }, [helper.pid!, process.pid])
     const skip = mode === 'workspace-write' ? [root] : []

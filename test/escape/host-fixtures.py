@@ -15,6 +15,7 @@ Protocol: one JSON command per line on stdin, one JSON answer per line on stdout
 import ctypes
 import json
 import os
+import re
 import socket
 import sys
 import tty
@@ -74,6 +75,7 @@ def add_host_key(desc, ring):
 
 def setup(tag, out, root, pids):
     state.clear()
+    purge_stale_keys()
     state.update(tag=tag, out=out, root=root, pids=pids, base=key_of(tag))
     try:
         os.setxattr(os.path.join(root, "file"), "user.keep", b"1")  # the removexattr attack's target
@@ -89,7 +91,11 @@ def setup(tag, out, root, pids):
     buf = MsgBuf(1, secret())
     libc.msgsnd(msg, ctypes.byref(buf), len(secret()), IPC_NOWAIT)
     mq_name = "/cordon-escape-" + tag
-    mq = libc.mq_open(mq_name.encode(), os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NONBLOCK, 0o600, None)
+    # A small queue: one crashed run's leak must not use up the uid's RLIMIT_MSGQUEUE for the next.
+    attr = MqAttr(0, 2, 128, 0)
+    mq = libc.mq_open(mq_name.encode(), os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NONBLOCK, 0o600, ctypes.byref(attr))
+    if mq < 0:
+        raise OSError(ctypes.get_errno(), "mq_open")
     libc.mq_send(mq, secret(), len(secret()), 0)
     os.close(mq)
     skey = add_host_key("cordon-escape-" + tag + "-s", SESSION)
@@ -129,16 +135,28 @@ def sysv_rows():
     return rows
 
 
-def keyring(ring):
+def keyring(ring, marker=None):
+    marker = marker or state["tag"]
     buf = ctypes.create_string_buffer(4096)
     n, _ = sc(SYS_KEYCTL, KEYCTL_READ, ctypes.c_int(ring), buf, 4096)
     ids = [int.from_bytes(buf.raw[i:i + 4], "little", signed=True) for i in range(0, max(n, 0), 4)]
     found = []
     for kid in ids:
         d = ctypes.create_string_buffer(512)
-        if sc(SYS_KEYCTL, KEYCTL_DESCRIBE, kid, d, 512)[0] > 0 and state["tag"] in d.value.decode(errors="replace"):
+        if sc(SYS_KEYCTL, KEYCTL_DESCRIBE, kid, d, 512)[0] > 0 and marker in d.value.decode(errors="replace"):
             found.append([kid, d.value.decode(errors="replace")])
     return sorted(found)
+
+
+def purge_stale_keys():
+    # Keys a crashed earlier run left in this uid's persistent user keyring count against its
+    # quota (20000 bytes for a non-root uid): ours (cordon-escape-<pid>-…) of runners that are gone.
+    for kid, desc in keyring(USER, "cordon-escape-"):
+        m = re.search(r"cordon-escape-(\d+)-", desc)
+        if m is None or os.path.exists("/proc/" + m.group(1)):
+            continue
+        sc(SYS_KEYCTL, KEYCTL_INVALIDATE, kid)
+        sc(SYS_KEYCTL, KEYCTL_UNLINK, kid, ctypes.c_int(USER))
 
 
 def key_payload(kid):
@@ -226,7 +244,8 @@ def inspect(drain):
 
 
 def teardown():
-    if not state:
+    if not state or "addr" not in state:  # a setup that failed part way leaves nothing of ours to undo
+        state.clear()
         return
     libc.shmdt(ctypes.c_void_p(state["addr"]))
     for name, cols in sysv_rows().items():

@@ -20,11 +20,12 @@ export const USERS: readonly AttackUser[] = ['root', 'nobody']
 /** The repository root. */
 export const REPO = path.resolve(import.meta.dirname, '..', '..')
 
-// Joins a new session keyring (KEYCTL_JOIN_SESSION_KEYRING), then becomes argv[1:].
+// Joins a new anonymous session keyring (KEYCTL_JOIN_SESSION_KEYRING, no name: it goes with the
+// session; a named one can outlive it and count against the uid's key quota), then becomes argv[1:].
 const IN_SESSION_KEYRING = `
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
-if libc.syscall(250, 1, b"cordon-escape-session") < 0:
+if libc.syscall(250, 1, None) < 0:
     raise OSError(ctypes.get_errno(), "keyctl join")
 os.execv(sys.argv[1], sys.argv[1:])
 `

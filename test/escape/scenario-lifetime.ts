@@ -217,7 +217,8 @@ export async function confinedLifetime(
     // the leader exits once its writers run: they are seen before it ends (in the output)
     const r = await executor.run(request(leaver))
     const started = r.stdout.text.includes('started') ? Object.keys(leaver.markers) : []
-    return leftovers(leaver, started, r.stdout.text + r.stderr.text)
+    const how = `exit ${r.exitCode} signal ${r.signal} timedOut ${r.timedOut} sandbox ${JSON.stringify(r.sandbox)}\n`
+    return leftovers(leaver, started, how + r.stdout.text + r.stderr.text)
   })
   await attempt('run() aborted', async () => {
     const leaver = leaveWriters(wdir, 'sleep 60')

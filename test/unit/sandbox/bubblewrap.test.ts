@@ -158,7 +158,7 @@ describe('bubblewrapArgv', () => {
       '--ro-bind',
       '/private/empty',
       path.join(root, '.env'),
-      '--ro-bind',
+      '--ro-bind-try',
       path.join(base, 'home', '.ssh', 'known_hosts'),
       path.join(base, 'home', '.ssh', 'known_hosts'),
       '--tmpfs',

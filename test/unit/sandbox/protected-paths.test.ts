@@ -69,8 +69,9 @@ describe('protectedSetFor', () => {
         'file:super/.git/worktrees/super-tree/config.worktree',
       ]),
     )
-    // Only the worktree writable: the common dir lies outside every writable root (read-only already).
-    expect(paths({ mode: 'workspace-write', workspaceRoot: tree })).toEqual([])
+    // Only the worktree writable: the common dir lies outside every writable root (read-only already)…
+    // …but the worktree's own `.git` file (which names its git dir) is.
+    expect(paths({ mode: 'workspace-write', workspaceRoot: tree })).toEqual(['file:super-tree/.git'])
   })
 
   it('the cordon package inside a writable root is protected, and relative policy paths resolve against the root', () => {

@@ -1,0 +1,26 @@
+/**
+ * Paths a confined run must not leave behind: a protected file no mount can hold because it does
+ * not exist yet (git refuses an empty `commondir`, so nothing can be laid there in advance). Once
+ * the run's whole tree is gone, each that appeared is moved aside to `<path>.cordon-refused-<ms>`
+ * — kept for the person to see, never read by git — and reported as a denial.
+ */
+import fs from 'node:fs'
+
+/** The paths of `paths` that exist now, each moved aside (or removed when it cannot be). */
+export function takeAwayAppeared(paths: readonly string[]): string[] {
+  const out: string[] = []
+  for (const p of paths) {
+    try {
+      fs.lstatSync(p)
+    } catch {
+      continue
+    }
+    try {
+      fs.renameSync(p, `${p}.cordon-refused-${Date.now()}`)
+    } catch {
+      fs.rmSync(p, { recursive: true, force: true })
+    }
+    out.push(p)
+  }
+  return out
+}
