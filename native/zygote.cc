@@ -158,9 +158,12 @@ void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, boo
   pid_t idle = -1;  // the supervisor waiting for the next request
   pid_t busy = -1;  // the one that took a request and has not said it replies yet
   for (;;) {
-    if (idle <= 0) idle = fork_idle(&ctx, control_fd, events, sfd);
+    // The next idle supervisor is forked once the busy one has answered: forked at once, it would
+    // compete for the CPU with the command being started (a spawn's latency is what counts; a
+    // request that comes meanwhile waits that long in the socket).
+    if (idle <= 0 && busy <= 0) idle = fork_idle(&ctx, control_fd, events, sfd);
     struct pollfd pfds[2] = {{events[0], POLLIN, 0}, {sfd, POLLIN, 0}};
-    if (poll(pfds, 2, idle > 0 ? -1 : 100) < 0 && errno != EINTR) _exit(125);
+    if (poll(pfds, 2, idle > 0 || busy > 0 ? -1 : 100) < 0 && errno != EINTR) _exit(125);
     // Every event first: a supervisor tells "replying" before it can exit, so with the events
     // drained, a busy supervisor that is reaped below really died before it answered.
     LauncherEvent e;
