@@ -226,7 +226,15 @@ export class LocalSandbox {
     const env = { ...caches.env, ...(runAs ? runAsEnv(runAs, session) : {}) }
     let plan: ConfinementPlan | SeatbeltPlan
     if (choice.backend === 'seatbelt') {
-      plan = seatbeltPlan(confined, grants, { tempDir: session.tmp, verified: choice.capability.verified })
+      // Seatbelt denies by path: the default hidden set goes in as paths (what exists now, and
+      // every exact place whether it exists or not), with cordon's private dir.
+      const exact = view.exactPlaces()
+      const hiddenPaths = [...new Set([...grants.hiddenPaths, ...snapshot.hidden, ...exact])]
+      plan = seatbeltPlan(
+        confined,
+        { ...grants, hiddenPaths },
+        { tempDir: session.tmp, verified: choice.capability.verified },
+      )
     } else {
       const host = this.hostFor(choice, native)
       const built =

@@ -253,6 +253,13 @@ export class ReadView {
     private readonly writable: readonly string[] = [],
   ) {}
 
+  /** The canonical paths of the places hidden whole (no `only`/`keep` globs), existing or not; /dev left out. */
+  exactPlaces(): string[] {
+    return this.places
+      .filter((p) => p.landlockOnly !== true && p.only === undefined && p.keep === undefined)
+      .map((p) => canonicalPath(p.path))
+  }
+
   /** How many hidden places the view hides (those bubblewrap also hides: /dev is Landlock's own). */
   get placeCount(): number {
     return this.places.filter((p) => p.landlockOnly !== true).length
