@@ -164,11 +164,14 @@ export function isWithin(path: string, root: string): boolean {
 const REMOVAL = /\b(remove|unlink|rmdir|move|rename)\b/i
 
 /**
- * Whether ordinary permissions alone would have let the host's uid (the command's uid) do what
- * the line says: removing or renaming needs the parent directory (and the sticky-bit rule),
- * creating needs the parent, writing needs the file itself.
+ * What a line's operation on `path` needs permission on: the file itself to write it; its parent
+ * to create, remove or rename it — for a path whose parents are missing too (git's "could not
+ * create leading directories of …", any mkdir -p), the nearest that exists: the first one made.
  */
-function permittedWithoutSandbox(path: string, line: string): boolean {
+function permissionTarget(
+  path: string,
+  line: string,
+): { stat: ReturnType<typeof lstatSync> | undefined; needsParent: boolean; target: string } {
   let stat: ReturnType<typeof lstatSync> | undefined
   try {
     stat = lstatSync(path)
@@ -177,9 +180,17 @@ function permittedWithoutSandbox(path: string, line: string): boolean {
   }
   const needsParent = stat === undefined || REMOVAL.test(line)
   let target = needsParent ? dirname(path) : path
-  // Creating a/b/c where only a exists (git's "could not create leading directories of …", any
-  // mkdir -p) is refused at the first one made: its parent, the nearest that exists, decides.
   while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
+  return { stat, needsParent, target }
+}
+
+/**
+ * Whether ordinary permissions alone would have let the host's uid (the command's uid) do what
+ * the line says: removing or renaming needs the parent directory (and the sticky-bit rule),
+ * creating needs the parent, writing needs the file itself.
+ */
+function permittedWithoutSandbox(path: string, line: string): boolean {
+  const { stat, needsParent, target } = permissionTarget(path, line)
   try {
     accessSync(target, needsParent ? constants.W_OK | constants.X_OK : constants.W_OK)
   } catch {
@@ -282,15 +293,7 @@ function bitsFor(
  * the file's write bit for writing it.
  */
 function permittedFor(who: { uid: number; gids: readonly number[] }, path: string, line: string): boolean {
-  let stat: ReturnType<typeof lstatSync> | undefined
-  try {
-    stat = lstatSync(path)
-  } catch {
-    stat = undefined
-  }
-  const needsParent = stat === undefined || REMOVAL.test(line)
-  let target = needsParent ? dirname(path) : path
-  while (!existsSync(target) && dirname(target) !== target) target = dirname(target)
+  const { stat, needsParent, target } = permissionTarget(path, line)
   let st: ReturnType<typeof statSync>
   try {
     st = statSync(target)

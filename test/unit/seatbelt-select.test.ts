@@ -76,7 +76,10 @@ describe('a darwin host: LocalSandbox confines through sandbox-exec', () => {
     const plan = c.plan as SeatbeltPlan
     const tempDir = c.tempDir!
     expect(c.spec.env?.TMPDIR).toBe(tempDir)
-    const expected = renderSeatbeltProfile(grantsFor(policy, { tempDir }), { tempDir }).profile
+    // The plan's grants: the policy's, with the default hidden set and cordon's private dir denied by path.
+    expect(plan.grants.hiddenPaths).toEqual(expect.arrayContaining([...grantsFor(policy, { tempDir }).hiddenPaths]))
+    expect(plan.grants.hiddenPaths.some((p) => p.endsWith('.netrc'))).toBe(true)
+    const expected = renderSeatbeltProfile(plan.grants, { tempDir }).profile
     expect(c.spec.argv).toEqual([SANDBOX_EXEC, '-p', expected, '--', '/usr/bin/sh', '-c', 'make test'])
     expect(c.spec.confinement).toEqual({ backend: 'seatbelt', mode: 'read-only' })
     expect(expected).toContain(`(subpath "${darwinCanonicalPath(tempDir)}")`)
