@@ -21,6 +21,7 @@
  *   bwrap             child_process.spawn of `bwrap --ro-bind / / --dev /dev --proc /proc
  *                     --die-with-parent -- /bin/true` (skipped when bwrap is missing/unusable)
  *   probe.landlock    probeLandlock() fresh (no per-process cache): ms per probe
+ *   probe.bubblewrap  probeBubblewrap() fresh: ms per probe (skipped when bwrap is unusable)
  *
  * Goal (issue 10): cordon.ro ≤ 0.75× node.spawn. Also kept from ARCHITECTURE.md: cordon.ro ≤ 0.2×
  * bwrap and ≤ 1.10× rt.unconfined (the public path without a sandbox); and issue 10's probe
@@ -64,6 +65,7 @@ const { startChild } = await dist('subprocess/child.js')
 const { Slot } = await dist('subprocess/native.js')
 const { nativePlanOf } = await dist('subprocess/launch-kind.js')
 const { probeLandlock } = await dist('sandbox/probe-landlock.js')
+const { probeBubblewrap } = await dist('sandbox/probe-bubblewrap.js')
 
 const WARMUP = Number(process.env.CONFINED_WARMUP ?? 20)
 const ITERS = Number(process.env.CONFINED_ITERS ?? 100)
@@ -151,6 +153,13 @@ for (let i = 0; i < PROBE_ITERS; i++) {
   probeMs.push(usSince(t0) / 1000)
   if (!p.usable) throw new Error(`probe unusable: ${p.reason}`)
 }
+const bwrapProbeMs = []
+for (let i = 0; bwrapOk && i < PROBE_ITERS; i++) {
+  const t0 = now()
+  const p = await probeBubblewrap()
+  bwrapProbeMs.push(usSince(t0) / 1000)
+  if (!p.usable) throw new Error(`bubblewrap probe unusable: ${p.reason}`)
+}
 await rt.dispose()
 await sandbox.dispose()
 rmSync(workspace, { recursive: true, force: true })
@@ -163,6 +172,10 @@ printRounds(res, 'node.spawn')
 console.log(
   `probe.landlock (fresh, ${PROBE_ITERS}×): median ${fmt(median(probeMs), 0, 1)} ms, p90 ${fmt(p90(probeMs), 0, 1)} ms`,
 )
+if (bwrapOk)
+  console.log(
+    `probe.bubblewrap (fresh, ${PROBE_ITERS}×): median ${fmt(median(bwrapProbeMs), 0, 1)} ms, p90 ${fmt(p90(bwrapProbeMs), 0, 1)} ms`,
+  )
 console.log()
 console.log(
   'goals: cordon.ro (public path, Landlock read-only) ≤ 0.75× node.spawn (issue 10), ≤ 0.2× bwrap and ≤ 1.10× rt.unconfined (ARCHITECTURE.md); probe ≤ 30 ms (issue 10)',
@@ -171,6 +184,7 @@ goalLine('confined_ro_public_vs_node', res.ratio('cordon.ro', 'node.spawn'), '<=
 if (bwrapOk) goalLine('confined_ro_public_vs_bwrap', res.ratio('cordon.ro', 'bwrap'), '<=', 0.2)
 goalLine('confined_ro_vs_rt_unconfined', res.ratio('cordon.ro', 'rt.unconfined'), '<=', 1.1)
 goalLine('probe_landlock_ms', median(probeMs), '<=', 30)
+if (bwrapOk) goalLine('probe_bubblewrap_ms', median(bwrapProbeMs), '<=', 30)
 ratioLine('confined_ww_public_vs_node', res.ratio('cordon.ww', 'node.spawn'))
 ratioLine('rt_unconfined_collect_vs_node', res.ratio('rt.unconfined', 'node.spawn'))
 ratioLine('floor_startChild_vs_node', res.ratio('floor.startChild', 'node.spawn'))

@@ -5,6 +5,7 @@
 import { constants as osConstants } from 'node:os'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import { isWithin } from '../sandbox/facts.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-layout.js'
 import { TerminalOutputFilter } from './terminal-filter.js'
@@ -52,10 +53,10 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   const what = `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode`
   // Under workspace-write a refusal inside a writable root is a protected path's.
   const writable = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
-  const inside = (p: string) => writable.some((r) => p === r || p.startsWith(`${r}/`))
+  const inside = (p: string) => writable.some((r) => isWithin(p, r))
   if (facts.mode === 'workspace-write' && paths.every(inside)) {
     const own = (policy.protectedPaths ?? []).map((p) => (p.startsWith('/') ? p : `${policy.workspaceRoot}/${p}`))
-    const byPolicy = paths.every((p) => own.some((o) => p === o || p.startsWith(`${o}/`)))
+    const byPolicy = paths.every((p) => own.some((o) => isWithin(p, o)))
     const flag = byPolicy
       ? '--mode workspace-write (without those --protect paths)'
       : '--mode workspace-write --no-default-protected'

@@ -28,19 +28,28 @@
  *   children (a mount shadows what lies          path (a deeper one after a shallower one), at one
  *   beneath it), at one depth in this order:     depth in the order listed here:
  *     --bind P P        each writable grant      workspace root, extra roots, the session temp dir,
- *                                                the caches; the session's shm dir at /dev/shm
- *     --bind A A        each protected parent    directories between a writable root and a
- *                                                protected path: mount points cannot be renamed,
- *                                                so the protected path cannot be moved away
- *     --tmpfs D         each socket mask         /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR, the
+ *                       (rank 0)                 the caches; the session's shm dir at /dev/shm
+ *     --bind A A        each anchor (rank 1)     directories between a writable root and a
+ *                                                protected or hidden path: mount points cannot be
+ *                                                renamed, so the path cannot be moved away
+ *     --tmpfs D         each socket mask (2)     /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR, the
  *                                                SSH agent's dir: host unix sockets unreachable
- *     --tmpfs D / --ro-bind EMPTY F              each hidden dir / file: empty, read-only
- *     --ro-bind P P     each kept path           kept children of a hidden dir, allowed sockets,
+ *     [--perms M] --tmpfs D / --ro-bind EMPTY F  each hidden dir / file (3): empty, read-only; a
+ *                                                hidden path's parent becomes a "shell", a tmpfs
+ *                                                with the parent's mode
+ *     --ro-bind-try P P / --bind-try P P /       each other child of a shell (4), bound back
+ *     --symlink T P                              (writable if it was) or recreated as the symlink
+ *                                                it was; a rebind yields to any other mount at
+ *                                                its path (those say what the path is)
+ *     --ro-bind P P     each kept path (4)       kept children of a hidden dir, allowed sockets,
  *                                                the session's spill dir
- *     --ro-bind P P / --tmpfs P                  each protected path (missing hooks dir: empty)
+ *     --ro-bind P P / --tmpfs P                  each protected path (5) (missing hooks dir: empty)
+ *     --ro-bind EMPTY F                          /proc/keys and /proc/key-users (hidden files of
+ *                                                every plan): key names and sizes are not listed
  *   --remount-ro D      each tmpfs above         5. the masks become read-only, once filled
  *   --remount-ro /dev --remount-ro /proc       6. last mount steps, non-recursive: no new file in
- *                                              /dev or /dev/shm (the device binds stay usable), no
+ *                                              /dev (the device binds and the session's /dev/shm
+ *                                              stay usable), no
  *                                              write to /proc/sys (a capless root could otherwise
  *                                              set host sysctls) or any other /proc file
  *   [--setenv TMPDIR T]                        iff a temp dir is granted

@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import type { BackendCapability, SandboxBackendName } from '../policy/backends.js'
 import { errnoName, isSpawnError } from '../policy/errors.js'
 import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
@@ -178,4 +179,16 @@ export function hostNamespaces(): { ipcNamespace: string; netNamespace: string }
     }
   }
   return { ipcNamespace: read('ipc'), netNamespace: read('net') }
+}
+
+/**
+ * A probe's way to finish: the capability of `backend` with its limitations and the probe's wall
+ * time since this call, whatever the verdict.
+ */
+export function probeFinisher(
+  backend: SandboxBackendName,
+  limitations: readonly string[],
+): (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>) => BackendCapability {
+  const started = performance.now()
+  return (cap) => ({ backend, limitations: [...limitations], ...cap, probeMs: performance.now() - started })
 }

@@ -45,7 +45,7 @@ import { RulesetBuildError, statPath } from './landlock.js'
 import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './plan.js'
 import { probeBackends } from './probe.js'
 import { landlockHost } from './probe-landlock.js'
-import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './protected-paths.js'
+import { dirsBetween, type ProtectedSet, protectedSetCurrent, protectedSetFor } from './protected-paths.js'
 import { DEV_CLOSED, type HiddenMount, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
 import { checkRoots, RootPins } from './roots.js'
 import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
@@ -303,7 +303,7 @@ export class LocalSandbox {
     const reach = (p: string) => owner === undefined || reachableBy(p, owner)
     const hidden = snapshot.mounts.filter((m) => reach(m.path))
     return {
-      anchors: anchorsOf(
+      anchors: dirsBetween(
         hidden.map((m) => m.path),
         grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path),
       ),
@@ -524,17 +524,6 @@ function asUser(plan: ConfinementPlan, runAs: RunAs): ConfinementPlan {
     noNewPrivs: false,
   }
   return { ...plan, runAs, wrapperSteps: { ...wrapper, credentials } }
-}
-
-/** The directories strictly between a writable root and each hidden path inside it. */
-function anchorsOf(hidden: readonly string[], roots: readonly string[]): string[] {
-  const out = new Set<string>()
-  for (const h of hidden) {
-    const root = roots.filter((r) => within(h, r) && h !== r).sort((a, b) => b.length - a.length)[0]
-    if (root === undefined) continue
-    for (let d = path.dirname(h); d !== root && within(d, root); d = path.dirname(d)) out.add(d)
-  }
-  return [...out]
 }
 
 /** The host user's home from the password database (HOME may say otherwise, even `/`). */

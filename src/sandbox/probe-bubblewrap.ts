@@ -25,7 +25,7 @@ import {
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
 import { helperLandlockAbi, portableHostCapabilities } from '../subprocess/portable-host.js'
-import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
+import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
 import { buildRuleset } from './landlock.js'
@@ -98,13 +98,7 @@ const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Ope
 
 /** Probes bubblewrap (found on `searchPath`) with the canary; never throws. */
 export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Promise<BackendCapability> {
-  const started = performance.now()
-  const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
-    backend: 'bubblewrap',
-    limitations: [...BUBBLEWRAP_LIMITATIONS],
-    ...cap,
-    probeMs: performance.now() - started,
-  })
+  const done = probeFinisher('bubblewrap', BUBBLEWRAP_LIMITATIONS)
   if (process.platform !== 'linux') {
     return done({
       usable: false,

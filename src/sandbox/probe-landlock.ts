@@ -22,7 +22,7 @@ import {
 } from '../policy/remedies.js'
 import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
-import { canaryDir, hostNamespaces, judgeCanary, runCanary } from './canary.js'
+import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from './canary.js'
 import { landlockSpec } from './confine-spec.js'
 import { landlockAccount } from './enforcement.js'
 import { buildRuleset, KNOWN_ABI } from './landlock.js'
@@ -100,13 +100,7 @@ export function landlockHost(
 
 /** Probes Landlock (+ seccomp + the launcher) with a canary; never throws. */
 export async function probeLandlock(options: ProbeOptions = {}): Promise<BackendCapability> {
-  const started = performance.now()
-  const done = (cap: Omit<BackendCapability, 'probeMs' | 'backend' | 'limitations'>): BackendCapability => ({
-    backend: 'landlock',
-    limitations: [...LANDLOCK_LIMITATIONS],
-    ...cap,
-    probeMs: performance.now() - started,
-  })
+  const done = probeFinisher('landlock', LANDLOCK_LIMITATIONS)
   if (process.platform !== 'linux') {
     return done({
       usable: false,

@@ -162,12 +162,10 @@ export function protectedSetFor(
     if (st.isSymbolicLink()) continue // a mount would land on its target; the target is listed where it lies
     paths.push({ path: p, kind: st.isDirectory() ? 'dir' : 'file', origin: c.origin })
   }
-  const parents = new Set<string>()
-  for (const p of paths) {
-    const root = roots.filter((r) => within(p.path, r)).sort((a, b) => b.length - a.length)[0] as string
-    for (let dir = path.dirname(p.path); dir !== root && within(dir, root); dir = path.dirname(dir)) parents.add(dir)
-  }
-  const parentList = [...parents].sort((a, b) => a.split('/').length - b.split('/').length)
+  const parentList = dirsBetween(
+    paths.map((p) => p.path),
+    roots,
+  )
   const appear = mustNotAppear.filter((p) => roots.some((r) => within(p, r)))
   return { paths, parents: parentList, stamps, ...(appear.length > 0 ? { mustNotAppear: appear } : {}) }
 }
@@ -277,4 +275,18 @@ function dependencyDirs(packageRoot: string): string[] {
 /** Whether a protected set still describes the file system (each stamped path's inode unchanged). */
 export function protectedSetCurrent(set: ProtectedSet): boolean {
   return set.stamps.every((s) => (lstat(s.path)?.ino ?? 0) === s.ino)
+}
+
+/**
+ * The directories strictly between each of `paths` and the deepest of `roots` holding it, parents
+ * first: what bubblewrap binds in place so that renaming them cannot move a mount away.
+ */
+export function dirsBetween(paths: readonly string[], roots: readonly string[]): string[] {
+  const out = new Set<string>()
+  for (const p of paths) {
+    const root = roots.filter((r) => within(p, r) && p !== r).sort((a, b) => b.length - a.length)[0]
+    if (root === undefined) continue
+    for (let dir = path.dirname(p); dir !== root && within(dir, root); dir = path.dirname(dir)) out.add(dir)
+  }
+  return [...out].sort((a, b) => a.split('/').length - b.split('/').length)
 }

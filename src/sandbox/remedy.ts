@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { grantsFor } from '../policy/grants.js'
 import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
+import { isWithin } from './facts.js'
 import { rootProblems } from './roots.js'
 
 /** A widening: the extra writable roots to add under workspace-write (empty: the mode alone suffices). */
@@ -16,10 +17,6 @@ export interface WriteRemedy {
   writableRoots: string[]
   /** Denied paths no writable root could allow (the host temp dirs, system dirs…). */
   unreachable: string[]
-}
-
-function within(p: string, root: string): boolean {
-  return p === root || p.startsWith(root.endsWith('/') ? root : `${root}/`)
 }
 
 /** The nearest existing directory at or above `p`. */
@@ -56,7 +53,7 @@ export function writeRemedy(policy: SandboxExecutionPolicy, paths: readonly stri
   const writableRoots: string[] = []
   const unreachable: string[] = []
   for (const p of paths) {
-    if (within(p, policy.workspaceRoot) || writableRoots.some((r) => within(p, r))) continue
+    if (isWithin(p, policy.workspaceRoot) || writableRoots.some((r) => isWithin(p, r))) continue
     // The file's own directory when it exists, else the nearest existing ancestor (one step converges).
     const dir = existingDirOf(fs.existsSync(p) && !fs.statSync(p).isDirectory() ? path.dirname(p) : p)
     if (acceptable(policy, dir)) writableRoots.push(dir)

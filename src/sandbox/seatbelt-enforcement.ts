@@ -9,23 +9,24 @@
  * `policy/vocabulary.ts` still has the older five (`signals` for processes); the
  * `seatbeltEffectClasses` mapping gives the account in those words until it grows.
  */
-import type { ConfinedSandboxMode, EffectClass, NetworkPolicy, SandboxEnforcement } from '../policy/vocabulary.js'
+import {
+  type ConfinedSandboxMode,
+  EFFECT_CLASSES,
+  type EffectClass,
+  type NetworkPolicy,
+  type SandboxEnforcement,
+} from '../policy/vocabulary.js'
 import type { SeatbeltProfile } from './seatbelt.js'
 import { isKeychainService } from './seatbelt-mach-services.js'
 
-/** Every class enforcement is counted over (the layered-confinement vocabulary). */
-export const SEATBELT_EFFECT_CLASSES = [
-  'content',
-  'names',
-  'metadata',
-  'network',
-  'processes',
-  'ipc',
-  'keyrings',
-  'terminals',
-  'lifetime',
-  'resources',
-] as const
+/**
+ * The classes a Seatbelt account lists: the vocabulary's, less `signals` (the alias of
+ * `processes`) and the path classes the plan promises only when it hides or protects something.
+ */
+export const SEATBELT_EFFECT_CLASSES = EFFECT_CLASSES.filter(
+  (c): c is Exclude<EffectClass, 'signals' | 'secrets' | 'protected'> =>
+    c !== 'signals' && c !== 'secrets' && c !== 'protected',
+)
 
 /** One effect class. */
 export type SeatbeltEffectClass = (typeof SEATBELT_EFFECT_CLASSES)[number]

@@ -84,27 +84,44 @@ function unfitness(dir: string, uid = selfUid()): string | undefined {
 /** Creates `dir` (mode 0700, given to `owner`) if absent; returns why it is unfit as a private directory, if it is. */
 function makePrivate(dir: string, owner?: PrivateOwner): string | undefined {
   try {
-    fs.mkdirSync(dir, { mode: 0o700 })
-    if (isOther(owner)) fs.chownSync(dir, owner.uid, owner.gid)
+    if (isOther(owner)) createForOwner(dir, owner)
+    else {
+      fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
+      fs.mkdirSync(dir, { mode: 0o700 })
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') {
-      try {
-        // Each missing ancestor (~/.cache) is made too, and given to the owner: it is theirs.
-        const first = fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 })
-        fs.mkdirSync(dir, { mode: 0o700 })
-        if (isOther(owner)) {
-          for (let d = dir; first !== undefined && d.length >= first.length; d = path.dirname(d))
-            fs.chownSync(d, owner.uid, owner.gid)
-        }
-      } catch (inner) {
-        return (inner as NodeJS.ErrnoException).code ?? 'cannot create'
-      }
-    } else if (code !== 'EEXIST') {
-      return code ?? 'cannot create'
-    }
+    if (code !== 'EEXIST') return code ?? 'cannot create'
   }
   return unfitness(dir, owner?.uid ?? selfUid())
+}
+
+/**
+ * Makes `dir` for another user in one step: a staging dir is made, given to them and renamed into
+ * place, so a concurrent cordon never sees it ours (and refuses it) between mkdir and chown.
+ * Throws EEXIST when `dir` is there already.
+ */
+function createForOwner(dir: string, owner: PrivateOwner): void {
+  const parent = path.dirname(dir)
+  // Missing ancestors (~/.cache in their home) are theirs too.
+  const chain: string[] = []
+  for (let d = parent; !fs.existsSync(d); d = path.dirname(d)) chain.push(d)
+  fs.mkdirSync(parent, { recursive: true, mode: 0o700 })
+  for (const d of chain) fs.chownSync(d, owner.uid, owner.gid)
+  if (fs.existsSync(dir)) throw Object.assign(new Error(`${dir} exists`), { code: 'EEXIST' })
+  const staging = fs.mkdtempSync(`${dir}.new-`)
+  try {
+    fs.chmodSync(staging, 0o700)
+    fs.chownSync(staging, owner.uid, owner.gid)
+    // rename(2) fails with ENOTEMPTY/EEXIST when another made it meanwhile (and used it), and
+    // replaces it only while it is still empty: either way `dir` ends up theirs.
+    fs.renameSync(staging, dir)
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true })
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw Object.assign(new Error(`${dir} exists`), { code: 'EEXIST' })
+    throw error
+  }
 }
 
 const cachedParents = new Map<string, string>()

@@ -105,19 +105,26 @@ describe('host caches and /dev/shm', () => {
     await need(ctx, 'bubblewrap')
     const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], env })
     const root = workspace('shm-bwrap')
+    const probe = `/dev/shm/cordon-shm-probe-${process.pid}`
+    const leak = `echo leak > ${probe} && cat ${probe}`
     const before = fs.readdirSync('/dev/shm').sort()
     try {
       for (const mode of ['read-only', 'workspace-write'] as const) {
-        const c = sandbox.confine(sh(`${pool}; echo leak > /dev/shm/cordon-shm-probe`, root), {
+        const c = sandbox.confine(sh(`${pool}; ${leak}`, root), {
           mode,
           workspaceRoot: root,
         })
         const r = await runSpec(c.spec)
-        expect(r.stdout).toBe('3\n')
+        // The write worked, inside: it landed on the private /dev/shm.
+        expect(r.stdout).toBe('3\nleak\n')
       }
-      expect(fs.existsSync('/dev/shm/cordon-shm-probe')).toBe(false)
+      expect(fs.existsSync(probe)).toBe(false)
       expect(fs.readdirSync('/dev/shm').sort()).toEqual(before)
+      // Control: the same write unconfined lands on the host's /dev/shm.
+      expect((await runSpec(sh(leak, root))).stdout).toBe('leak\n')
+      expect(fs.existsSync(probe)).toBe(true)
     } finally {
+      fs.rmSync(probe, { force: true })
       await sandbox.dispose()
     }
   })

@@ -236,7 +236,11 @@ function targetFingerprint(c: WorkloadCase, dirs: RunDirs, places: Places): stri
 /** The JSON line `cordon run --json` printed, or why there is none. */
 function parseResult(exited: Exited): { result?: RunJson; problem?: string } {
   try {
-    return { result: JSON.parse(exited.stdout.trim().split('\n').pop() ?? '') as RunJson }
+    const json = JSON.parse(exited.stdout.trim().split('\n').pop() ?? '') as RunJson & { error?: unknown }
+    // An error report is JSON too; say which error instead of comparing fields it lacks.
+    if (json.error !== undefined || json.stdout === undefined)
+      return { problem: `cordon reported (exit ${exited.code}): ${JSON.stringify(json.error ?? json).slice(0, 600)}` }
+    return { result: json }
   } catch {
     return { problem: `no JSON result (exit ${exited.code}): ${exited.stderr.trim().slice(-600)}` }
   }
