@@ -6,15 +6,26 @@ import { readFileSync } from 'node:fs'
 import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
 
+/** `io` with stdin (default process.stdin) read only when asked: making process.stdin costs a run ~1 ms. */
+function withStdin(io: CliIo): CliIo & { stdin: NonNullable<CliIo['stdin']> } {
+  if (io.stdin !== undefined) return io as CliIo & { stdin: NonNullable<CliIo['stdin']> }
+  return {
+    ...io,
+    get stdin() {
+      return process.stdin
+    },
+  }
+}
+
 // Each verb's module is loaded only when that verb runs (start-up time: `--version` loads none).
 const VERBS = {
   run: async () => {
     const m = await import('./run.js')
-    return { help: m.RUN_HELP, run: (a: string[], io: CliIo) => m.runVerb(a, { stdin: process.stdin, ...io }) }
+    return { help: m.RUN_HELP, run: (a: string[], io: CliIo) => m.runVerb(a, withStdin(io)) }
   },
   shell: async () => {
     const m = await import('./shell.js')
-    return { help: m.SHELL_HELP, run: (a: string[], io: CliIo) => m.shellVerb(a, { stdin: process.stdin, ...io }) }
+    return { help: m.SHELL_HELP, run: (a: string[], io: CliIo) => m.shellVerb(a, withStdin(io)) }
   },
   probe: async () => {
     const m = await import('./probe.js')

@@ -12,7 +12,6 @@
  * when nothing can enforce the mode, SANDBOX_UNAVAILABLE (exit 125). `danger-full-access` asks no
  * sandbox and runs the program as the pty's session leader.
  */
-import { spawnSync } from 'node:child_process'
 import { constants as osConstants } from 'node:os'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import type { ConfinedTerminal } from '../sandbox/confine-terminal.js'
@@ -21,6 +20,7 @@ import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
+import { childProcess } from '../subprocess/lazy-builtins.js'
 
 /** `cordon shell --help`. */
 export const SHELL_HELP = `Usage: cordon shell [options] [-- PROGRAM ARGS...]
@@ -109,7 +109,8 @@ export async function relayTerminal(
     io.stdin.setRawMode?.(true)
     // libuv's raw mode keeps ONLCR, which would turn the pty's "\r\n" into "\r\r\n" and every bare
     // "\n" a full-screen program sends into "\r\n": the relay must be byte-exact.
-    if (io.stdin === process.stdin) spawnSync('stty', ['-opost'], { stdio: ['inherit', 'ignore', 'ignore'] })
+    if (io.stdin === process.stdin)
+      childProcess().spawnSync('stty', ['-opost'], { stdio: ['inherit', 'ignore', 'ignore'] })
   }
   process.once('exit', restore)
   const onInput = (chunk: Buffer | string) => terminal.write(chunk)

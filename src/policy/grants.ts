@@ -15,16 +15,14 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { z } from 'zod'
+import type { z as Z } from 'zod'
 import { networkOf } from './defaults.js'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
 import { canonicalPath } from './resolve.js'
-import {
-  SandboxExecutionPolicySchema,
-  type NetworkPolicy,
-  type SandboxExecutionPolicy,
-  type SandboxMode,
-} from './vocabulary.js'
+import { isWellFormedPolicy } from './policy-check.js'
+import type { NetworkPolicy, SandboxExecutionPolicy, SandboxMode } from './vocabulary.js'
+import { vocabularySchemas } from './vocabulary-schema.js'
+import { onDemand, zod } from './zod-on-demand.js'
 
 /** The access rights a grant can carry (Landlock's vocabulary, coarsened where bwrap cannot tell apart). */
 export const FS_ACCESS = [
@@ -87,37 +85,46 @@ export interface SandboxGrants {
   readonly hiddenPaths: readonly string[]
 }
 
-const accessList = z.array(z.enum(FS_ACCESS)).min(1)
-const modeRow = z.object({ confined: z.boolean(), writable: z.array(z.enum(['root', 'extra', 'temp', 'cache'])) })
-const grantTableSchema = z.object({
-  $comment: z.string().optional(),
-  version: z.literal(1),
-  read: z.object({ path: z.literal('/'), access: accessList }),
-  writableAccess: accessList,
-  devices: z.array(z.object({ path: z.string().startsWith('/'), access: accessList })),
-  neverWritable: z.array(z.string().startsWith('/')),
-  neverCreate: z.array(z.enum(['block-device', 'char-device'])),
-  modes: z.object({ 'read-only': modeRow, 'workspace-write': modeRow, 'danger-full-access': modeRow } satisfies Record<
-    SandboxMode,
-    typeof modeRow
-  >),
+/**
+ * The grant table's schema (built on first use). The table is cordon's own data, read at every
+ * start: the unit tests hold the checked-in file to this schema, the runtime trusts it.
+ */
+export const grantTableSchema = onDemand(() => {
+  const { z } = zod()
+  const accessList = z.array(z.enum(FS_ACCESS)).min(1)
+  const modeRow = z.object({ confined: z.boolean(), writable: z.array(z.enum(['root', 'extra', 'temp', 'cache'])) })
+  return z
+    .object({
+      $comment: z.string().optional(),
+      version: z.literal(1),
+      read: z.object({ path: z.literal('/'), access: accessList }),
+      writableAccess: accessList,
+      devices: z.array(z.object({ path: z.string().startsWith('/'), access: accessList })),
+      neverWritable: z.array(z.string().startsWith('/')),
+      neverCreate: z.array(z.enum(['block-device', 'char-device'])),
+      modes: z.object({ 'read-only': modeRow, 'workspace-write': modeRow, 'danger-full-access': modeRow }),
+    })
+    .strict()
 })
 
 /** The parsed grant table. */
-export type GrantTable = z.infer<typeof grantTableSchema>
+export type GrantTable = Z.infer<ReturnType<typeof grantTableSchema>>
 
 /** Where the grant table lives (works from `src/policy/` and from `dist/policy/`). */
 export const GRANT_TABLE_URL = new URL('../../profiles/grants.json', import.meta.url)
 
+/** Reads the table; the one invariant a broken file must never slip past is checked here too. */
 function loadGrantTable(): GrantTable {
-  const parsed = grantTableSchema.safeParse(JSON.parse(fs.readFileSync(GRANT_TABLE_URL, 'utf8')))
-  if (!parsed.success) {
-    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: `malformed ${GRANT_TABLE_URL.pathname}` })
+  const table = JSON.parse(fs.readFileSync(GRANT_TABLE_URL, 'utf8')) as GrantTable
+  if (
+    table?.version !== 1 ||
+    !Array.isArray(table.neverCreate) ||
+    !table.neverCreate.includes('block-device') ||
+    !table.neverCreate.includes('char-device')
+  ) {
+    throw new Error(`${GRANT_TABLE_URL.pathname}: not a version-1 grant table forbidding block and character devices`)
   }
-  if (!parsed.data.neverCreate.includes('block-device') || !parsed.data.neverCreate.includes('char-device')) {
-    throw new Error(`${GRANT_TABLE_URL.pathname}: neverCreate must forbid block and character devices`)
-  }
-  return parsed.data
+  return table
 }
 
 /** The grant table, read once at module load. */
@@ -139,8 +146,10 @@ export interface GrantsOptions {
  * host temp dir (`/tmp`, `/var/tmp`, `/dev/shm`) writable.
  */
 export function grantsFor(policy: SandboxExecutionPolicy, options: GrantsOptions = {}): SandboxGrants {
-  const parsed = SandboxExecutionPolicySchema.safeParse(policy)
-  const issues = parsed.success ? [] : formatZodIssues(parsed.error)
+  const parsed = isWellFormedPolicy(policy)
+    ? undefined
+    : vocabularySchemas().SandboxExecutionPolicySchema.safeParse(policy)
+  const issues = parsed === undefined || parsed.success ? [] : formatZodIssues(parsed.error)
   if (options.tempDir !== undefined && !path.isAbsolute(options.tempDir)) {
     issues.push(`tempDir: must be an absolute path, got ${JSON.stringify(options.tempDir)}`)
   }

@@ -7,9 +7,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { z } from 'zod'
-import { InvalidRequestError, formatZodIssues } from './errors.js'
+import { InvalidRequestError } from './errors.js'
 import type { SandboxExecutionPolicy } from './vocabulary.js'
+import { onDemand, zod } from './zod-on-demand.js'
 
 /** One hidden place: a path, or with `only`/`keep` a directory whose children are hidden by name. */
 export interface HiddenPlace {
@@ -23,33 +23,46 @@ export interface HiddenPlace {
   readonly keep?: readonly string[]
 }
 
-const entrySchema = z
-  .object({
-    name: z.string().regex(/^[a-z0-9-]+$/),
-    path: z.string().regex(/^(~|\$XDG_RUNTIME_DIR|\/)/),
-    only: z.array(z.string().min(1)).min(1).optional(),
-    keep: z.array(z.string().min(1)).min(1).optional(),
-    comment: z.string().min(1),
-  })
-  .strict()
-  .refine((e) => e.only === undefined || e.keep === undefined, 'an entry has `only` or `keep`, not both')
-const tableSchema = z.object({ $comment: z.string(), version: z.literal(1), entries: z.array(entrySchema) }).strict()
-
 /** One entry of the default table. */
-export type HiddenDefault = z.infer<typeof entrySchema>
+export interface HiddenDefault {
+  /** Lower-case words and dashes: what `hiddenDefaults.except` names. */
+  readonly name: string
+  /** Starts with `~`, `$XDG_RUNTIME_DIR` or `/`. */
+  readonly path: string
+  readonly only?: readonly string[] | undefined
+  readonly keep?: readonly string[] | undefined
+  readonly comment: string
+}
+
+/** The table's schema (built on first use): the unit tests hold the checked-in file to it, the runtime trusts it. */
+export const hiddenTableSchema = onDemand(() => {
+  const { z } = zod()
+  const entry = z
+    .object({
+      name: z.string().regex(/^[a-z0-9-]+$/),
+      path: z.string().regex(/^(~|\$XDG_RUNTIME_DIR|\/)/),
+      only: z.array(z.string().min(1)).min(1).optional(),
+      keep: z.array(z.string().min(1)).min(1).optional(),
+      comment: z.string().min(1),
+    })
+    .strict()
+    .refine((e) => e.only === undefined || e.keep === undefined, 'an entry has `only` or `keep`, not both')
+  return z.object({ $comment: z.string(), version: z.literal(1), entries: z.array(entry) }).strict()
+})
 
 /** Where the table lives (works from `src/policy/` and from `dist/policy/`). */
 export const HIDDEN_TABLE_URL = new URL('../../profiles/hidden.json', import.meta.url)
 
 function loadTable(): readonly HiddenDefault[] {
-  const parsed = tableSchema.safeParse(JSON.parse(fs.readFileSync(HIDDEN_TABLE_URL, 'utf8')))
-  if (!parsed.success) {
-    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: `malformed ${HIDDEN_TABLE_URL.pathname}` })
-  }
-  const names = parsed.data.entries.map((e) => e.name)
+  const table = JSON.parse(fs.readFileSync(HIDDEN_TABLE_URL, 'utf8')) as { version?: unknown; entries?: unknown }
+  const entries = Array.isArray(table.entries) ? (table.entries as HiddenDefault[]) : undefined
+  // What a broken file must never do at run time: hide nothing silently, or hide by a relative path.
+  if (table.version !== 1 || entries === undefined || !entries.every((e) => /^(~|\$XDG_RUNTIME_DIR|\/)/.test(e?.path)))
+    throw new Error(`${HIDDEN_TABLE_URL.pathname}: not a version-1 table of hidden paths`)
+  const names = entries.map((e) => e.name)
   const twice = names.filter((n, i) => names.indexOf(n) !== i)
   if (twice.length > 0) throw new Error(`${HIDDEN_TABLE_URL.pathname}: entry names repeat: ${twice.join(', ')}`)
-  return Object.freeze(parsed.data.entries.map((e) => Object.freeze(e)))
+  return Object.freeze(entries.map((e) => Object.freeze(e)))
 }
 
 /** The default hidden table, read once at module load. */

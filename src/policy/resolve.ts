@@ -9,9 +9,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { z } from 'zod'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
 import { defaultsKept } from './hidden-defaults.js'
+import { isWellFormedResolveInput } from './policy-check.js'
 import {
   DEFAULT_SANDBOX_MODE,
   isNormalRelativePath,
@@ -21,6 +21,7 @@ import {
   type SandboxExecutionPolicy,
   type SandboxMode,
 } from './vocabulary.js'
+import { onDemand, zod } from './zod-on-demand.js'
 
 /** What resolvePolicy needs; every field but `cwd` is optional. */
 export interface ResolvePolicyInput {
@@ -55,48 +56,49 @@ export interface ResolvePolicyInput {
   requireEnforcement?: 'full' | undefined
 }
 
-const modeField = z
-  .string({ error: 'expected a sandbox mode string' })
-  .refine((m) => (SANDBOX_MODES as readonly string[]).includes(m), {
-    error: (issue) =>
-      `unknown sandbox mode ${JSON.stringify(issue.input)} (expected one of ${SANDBOX_MODES.join(', ')})`,
-  })
-const absoluteField = z
-  .string({ error: 'expected a path string' })
-  .refine((p) => p.length > 0, 'must not be empty')
-  .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
-  .refine((p) => p.length === 0 || path.isAbsolute(p), {
-    error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}`,
-  })
-
-const protectedField = z
-  .string({ error: 'expected a path string' })
-  .refine((p) => path.isAbsolute(p) || isNormalRelativePath(p), {
-    error: (issue) =>
-      `must be an absolute path, or a relative one inside the workspace root (no ".."), got ${JSON.stringify(issue.input)}`,
-  })
-
-/** Validates the shape of a ResolvePolicyInput (existence is checked by resolvePolicy itself). */
-export const ResolvePolicyInputSchema = z
-  .object({
-    cwd: absoluteField,
-    workspaceRoot: absoluteField.optional(),
-    defaultMode: modeField.optional(),
-    sessionMode: modeField.optional(),
-    approvedMode: modeField.optional(),
-    sessionId: z.string().min(1, 'must not be empty').optional(),
-    writableRoots: z.array(absoluteField).optional(),
-    network: z.enum(NETWORK_POLICIES).optional(),
-    protectedPaths: z.array(protectedField).optional(),
-    protectedDefaults: z.boolean().optional(),
-    hiddenPaths: z.array(absoluteField).optional(),
-    hiddenDefaults: z.union([z.boolean(), z.object({ except: z.array(z.string().min(1)) }).strict()]).optional(),
-    allowUnixSockets: z.array(absoluteField).optional(),
-    cacheRoots: z.enum(['confined', 'host']).optional(),
-    sharedMemory: z.boolean().optional(),
-    requireEnforcement: z.literal('full').optional(),
-  })
-  .strict()
+/** The zod schema of a ResolvePolicyInput (existence is checked by resolvePolicy itself), built on first use. */
+export const resolvePolicyInputSchema = onDemand(() => {
+  const { z } = zod()
+  const modeField = z
+    .string({ error: 'expected a sandbox mode string' })
+    .refine((m) => (SANDBOX_MODES as readonly string[]).includes(m), {
+      error: (issue) =>
+        `unknown sandbox mode ${JSON.stringify(issue.input)} (expected one of ${SANDBOX_MODES.join(', ')})`,
+    })
+  const absoluteField = z
+    .string({ error: 'expected a path string' })
+    .refine((p) => p.length > 0, 'must not be empty')
+    .refine((p) => !p.includes('\0'), 'must not contain a NUL byte')
+    .refine((p) => p.length === 0 || path.isAbsolute(p), {
+      error: (issue) => `must be an absolute path, got ${JSON.stringify(issue.input)}`,
+    })
+  const protectedField = z
+    .string({ error: 'expected a path string' })
+    .refine((p) => path.isAbsolute(p) || isNormalRelativePath(p), {
+      error: (issue) =>
+        `must be an absolute path, or a relative one inside the workspace root (no ".."), got ${JSON.stringify(issue.input)}`,
+    })
+  return z
+    .object({
+      cwd: absoluteField,
+      workspaceRoot: absoluteField.optional(),
+      defaultMode: modeField.optional(),
+      sessionMode: modeField.optional(),
+      approvedMode: modeField.optional(),
+      sessionId: z.string().min(1, 'must not be empty').optional(),
+      writableRoots: z.array(absoluteField).optional(),
+      network: z.enum(NETWORK_POLICIES).optional(),
+      protectedPaths: z.array(protectedField).optional(),
+      protectedDefaults: z.boolean().optional(),
+      hiddenPaths: z.array(absoluteField).optional(),
+      hiddenDefaults: z.union([z.boolean(), z.object({ except: z.array(z.string().min(1)) }).strict()]).optional(),
+      allowUnixSockets: z.array(absoluteField).optional(),
+      cacheRoots: z.enum(['confined', 'host']).optional(),
+      sharedMemory: z.boolean().optional(),
+      requireEnforcement: z.literal('full').optional(),
+    })
+    .strict()
+})
 
 /**
  * Canonical form of an absolute path, resolved the way the kernel would: the longest
@@ -110,6 +112,8 @@ export function canonicalPath(p: string): string {
     const prefix = `/${parts.slice(0, keep).join('/')}`
     let real: string
     try {
+      // A stat first: a missing prefix costs no exception (most hidden places do not exist).
+      if (keep > 0 && fs.statSync(prefix, { throwIfNoEntry: false }) === undefined) continue
       real = fs.realpathSync.native(prefix)
     } catch {
       continue
@@ -157,14 +161,16 @@ function dedupe(paths: readonly string[]): string[] {
  * problem, each naming its field (a relative or missing root, an unknown mode…).
  */
 export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy {
-  const parsed = ResolvePolicyInputSchema.safeParse(input)
-  if (!parsed.success) {
-    throw new InvalidRequestError(formatZodIssues(parsed.error), {
-      context: 'invalid sandbox policy',
-      cause: parsed.error,
-    })
+  if (!isWellFormedResolveInput(input)) {
+    const parsed = resolvePolicyInputSchema().safeParse(input)
+    if (!parsed.success) {
+      throw new InvalidRequestError(formatZodIssues(parsed.error), {
+        context: 'invalid sandbox policy',
+        cause: parsed.error,
+      })
+    }
   }
-  const given = parsed.data
+  const given = input
   const issues: string[] = []
 
   const rootField = given.workspaceRoot !== undefined ? 'workspaceRoot' : 'cwd'

@@ -3,11 +3,10 @@
  *
  * Modes govern file effects only; network is a separate, explicit field (`network`).
  * Each closed set is exported three ways: a readonly tuple (iterate it), a type (check
- * against it), and a zod schema (validate untrusted input with it). The policy's JSON
- * Schema is exported for callers that speak JSON Schema rather than zod.
+ * against it), and a zod schema (validate untrusted input with it: vocabulary-schema.ts,
+ * kept apart so that this module loads no zod).
  */
 import path from 'node:path'
-import { z } from 'zod'
 
 /** Every sandbox mode, narrowest first: the order is the widening ladder. */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
@@ -157,11 +156,6 @@ export function isNormalAbsolutePath(p: string): boolean {
   return path.isAbsolute(p) && !p.includes('\0') && path.normalize(p) === p && (p === '/' || !p.endsWith('/'))
 }
 
-const absolutePath = z
-  .string()
-  .regex(/^\//, { error: 'must be an absolute path', abort: true })
-  .refine(isNormalAbsolutePath, 'must be a normalized absolute path (no ".", "..", "//" or trailing "/")')
-
 /** Whether `p` is relative, lexically normal and stays beneath where it is resolved (no `..`). */
 export function isNormalRelativePath(p: string): boolean {
   return (
@@ -174,74 +168,6 @@ export function isNormalRelativePath(p: string): boolean {
     p.split('/').every((part) => part !== '..')
   )
 }
-
-const protectedPath = z
-  .string()
-  .refine(
-    (p) => isNormalAbsolutePath(p) || isNormalRelativePath(p),
-    'must be a normalized absolute path, or a relative one inside the workspace root (no "..")',
-  )
-
-/** Validates a SandboxMode. */
-export const SandboxModeSchema = z.enum(SANDBOX_MODES)
-/** Validates a ConfinedSandboxMode. */
-export const ConfinedSandboxModeSchema = z.enum(CONFINED_SANDBOX_MODES)
-/** Validates a SandboxEnforcement. */
-export const SandboxEnforcementSchema = z.enum(SANDBOX_ENFORCEMENTS)
-/** Validates an EffectClass. */
-export const EffectClassSchema = z.enum(EFFECT_CLASSES)
-/** Validates a NetworkPolicy. */
-export const NetworkPolicySchema = z.enum(NETWORK_POLICIES)
-
-const limit = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
-/** Validates ResourceLimits. */
-export const ResourceLimitsSchema = z
-  .object({ processes: limit.optional(), addressSpaceBytes: limit.optional(), fileSizeBytes: limit.optional() })
-  .strict()
-
-/** Validates a SandboxExecutionPolicy's shape (canonical paths need the file system: see resolvePolicy). */
-export const SandboxExecutionPolicySchema = z
-  .object({
-    mode: SandboxModeSchema,
-    workspaceRoot: absolutePath,
-    sessionId: z.string().min(1).optional(),
-    writableRoots: z.array(absolutePath).readonly().optional(),
-    network: NetworkPolicySchema.optional(),
-    protectedPaths: z.array(protectedPath).readonly().optional(),
-    protectedDefaults: z.boolean().optional(),
-    hiddenPaths: z.array(absolutePath).readonly().optional(),
-    hiddenDefaults: z
-      .union([
-        z.boolean(),
-        z
-          .object({ except: z.array(z.string().min(1)).readonly() })
-          .strict()
-          .readonly(),
-      ])
-      .optional(),
-    cacheRoots: z.enum(['confined', 'host']).optional(),
-    sharedMemory: z.boolean().optional(),
-    runAsOwner: z.boolean().optional(),
-    allowUnixSockets: z.array(absolutePath).readonly().optional(),
-    requireEnforcement: z.literal('full').optional(),
-    limits: ResourceLimitsSchema.optional(),
-  })
-  .strict()
-
-/** Validates a SandboxPolicy (a SandboxExecutionPolicy with a confined mode). */
-export const SandboxPolicySchema = SandboxExecutionPolicySchema.extend({ mode: ConfinedSandboxModeSchema }).strict()
-
-// Compile-time guard: the schema and the documented interface describe the same shape.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const schemaMatchesInterface: Same<z.infer<typeof SandboxExecutionPolicySchema>, SandboxExecutionPolicy> extends true
-  ? true
-  : never = true
-void schemaMatchesInterface
-
-/** JSON Schema (draft 2020-12) of SandboxExecutionPolicy, generated from its zod schema. */
-export const SANDBOX_EXECUTION_POLICY_JSON_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze(
-  z.toJSONSchema(SandboxExecutionPolicySchema) as Record<string, unknown>,
-)
 
 /** Whether `value` is one of the three sandbox modes. */
 export function isSandboxMode(value: unknown): value is SandboxMode {

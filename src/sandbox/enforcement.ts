@@ -31,7 +31,7 @@ export interface BackendFacts {
 export interface ShieldFacts {
   /** How many hidden places the policy names (defaults included). */
   hiddenPlaces: number
-  /** The hidden paths that exist now (canonical). */
+  /** The hidden paths that exist (canonical; listed on first read, so read it only when needed). */
   hidden: readonly string[]
   /** Hidden places that lie inside a writable grant (canonical). */
   hiddenInWritable: readonly string[]

@@ -118,6 +118,8 @@ export interface RulesetEntry {
   origin: RuleOrigin
   /** Where the same inode is seen inside bubblewrap, when elsewhere (the session's shm dir at /dev/shm). */
   insidePath?: string
+  /** What the path was when it was listed (a read-view entry, never a symlink): no second stat. */
+  seen?: { dev: number; ino: number; directory: boolean }
 }
 
 /** One rule of a ruleset: the path, its rights, and the (dev, ino) it was computed for. */
@@ -181,7 +183,7 @@ export function planRuleset(
   const rules: LandlockRule[] = []
   const missing: string[] = []
   for (const entry of entries) {
-    const info = inspect(entry.path)
+    const info = entry.seen ?? inspect(entry.path)
     if (!info) {
       if (entry.origin === 'writable') missing.push(entry.path)
       continue

@@ -6,7 +6,6 @@
  * namespaces disabled, an LSM in the way), the verdict says why and what a person can do.
  * Never throws.
  */
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import type { BackendCapability } from '../policy/backends.js'
 import { errnoName } from '../policy/errors.js'
@@ -32,6 +31,7 @@ import { buildRuleset } from './landlock.js'
 import { bubblewrapPlan } from './plan.js'
 import { accountsFor, landlockHost } from './probe-landlock.js'
 import { RulesetHandle } from './ruleset-cache.js'
+import { childProcess } from '../subprocess/lazy-builtins.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
 export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
@@ -119,11 +119,13 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   }
   let version: string
   try {
-    version = execFileSync(bwrap, ['--version'], {
-      encoding: 'utf8',
-      timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim()
+    version = childProcess()
+      .execFileSync(bwrap, ['--version'], {
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      .trim()
   } catch (error) {
     return done({
       executable: bwrap,

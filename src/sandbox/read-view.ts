@@ -17,7 +17,9 @@
  * Entries that appear later beside a listed directory are not readable until the view is
  * rebuilt: each listed directory, and the parent of each hidden place, is watched (inotify
  * through fs.watch, names only), and a new, removed or renamed entry makes a new epoch, so the
- * next plan lists again — no listing per spawn. Where a watch cannot be set, every plan lists.
+ * next plan lists again — no listing per spawn. The first listing is not watched (a one-shot
+ * sandbox never plans twice): the second plan lists again and watches from then. Where a watch
+ * cannot be set, every plan lists.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -75,7 +77,8 @@ const matchesAny = (globs: readonly string[] | undefined, name: string) =>
 
 function lstat(p: string): fs.Stats | undefined {
   try {
-    return fs.lstatSync(p)
+    // No exception for a missing path: most of the default hidden set does not exist.
+    return fs.lstatSync(p, { throwIfNoEntry: false })
   } catch {
     return undefined
   }
@@ -124,7 +127,9 @@ export function readEntries(
   options: { writable?: readonly string[] } = {},
 ): Omit<ReadViewSnapshot, 'epoch'> {
   const { closed, filters } = canonicalPlaces(places)
-  const targets = [...closed.keys(), ...filters.keys()]
+  // Every target and each of its ancestors: the directories the walk descends into.
+  const onTheWay = new Set<string>()
+  for (const t of [...closed.keys(), ...filters.keys()]) for (let d = t; d !== '/'; d = path.dirname(d)) onTheWay.add(d)
   const entries: RulesetEntry[] = [{ path: '/', rights: FS.READ_DIR, origin: 'read' }]
   for (const place of places) {
     // A place replaced by a symlink (or created) changes what is hidden: its parent is watched.
@@ -143,15 +148,47 @@ export function readEntries(
         continue
       const st = lstat(p)
       if (st === undefined || st.isSymbolicLink()) continue
-      if (targets.some((t) => within(t, p))) {
-        if (st.isDirectory()) visit(p)
+      const directory = st.isDirectory()
+      if (onTheWay.has(p)) {
+        if (directory) visit(p)
         continue
       }
-      entries.push({ path: p, rights: st.isDirectory() ? READ_TREE : FS.READ_FILE | FS.EXECUTE, origin: 'read' })
+      entries.push({
+        path: p,
+        rights: directory ? READ_TREE : FS.READ_FILE | FS.EXECUTE,
+        origin: 'read',
+        seen: { dev: st.dev, ino: st.ino, directory },
+      })
     }
   }
   visit('/')
 
+  const bwrapClosed = [...closed.entries()].filter(([, place]) => place.landlockOnly !== true).map(([p]) => p)
+  // The mounts and the list of what exists are bubblewrap's and explain's: a Landlock plan never
+  // asks, so they are worked out (listing the hidden places' parents) on first use only.
+  let masks: { mounts: HiddenMount[]; hidden: string[] } | undefined
+  const masked = () => {
+    masks ??= maskedPlaces(bwrapClosed, filters, options.writable ?? [])
+    return masks
+  }
+  return {
+    entries,
+    places: [...bwrapClosed, ...filters.keys()].sort(),
+    get mounts() {
+      return masked().mounts
+    },
+    get hidden() {
+      return masked().hidden
+    },
+  }
+}
+
+/** bubblewrap's mounts over the hidden places, and which of them exist. */
+function maskedPlaces(
+  bwrapClosed: readonly string[],
+  filters: ReadonlyMap<string, Filter>,
+  writable: readonly string[],
+): { mounts: HiddenMount[]; hidden: string[] } {
   // bubblewrap: a mount laid over a file is detached when the host renames another file over
   // it (editors, passwd and git-credential-store write that way), and a place the host creates
   // during the run is not masked at all. So what holds a hidden path is a "shell" over its parent:
@@ -160,11 +197,10 @@ export function readEntries(
   // command's own new files: there the hidden path itself is masked (and its parents anchored).
   const mounts: HiddenMount[] = []
   const hidden: string[] = []
-  const bwrapClosed = [...closed.entries()].filter(([, place]) => place.landlockOnly !== true).map(([p]) => p)
   const hiddenSet = new Set<string>()
   const shells = new Map<string, Set<string> | undefined>() // dir -> the only children kept (keep), or all but hidden
-  const writableish = (p: string) => (options.writable ?? []).some((w) => within(p, w) || within(w, p))
-  const insideWritable = (p: string) => (options.writable ?? []).some((w) => within(p, w))
+  const writableish = (p: string) => writable.some((w) => within(p, w) || within(w, p))
+  const insideWritable = (p: string) => writable.some((w) => within(p, w))
   const hideIn = (p: string, st: fs.Stats) => {
     hidden.push(p)
     hiddenSet.add(p)
@@ -210,7 +246,7 @@ export function readEntries(
       const st = lstat(child)
       if (st === undefined) continue
       // A writable grant at or below a child is bound by its own mount (deeper, or this one).
-      if ((options.writable ?? []).includes(child)) continue
+      if (writable.includes(child)) continue
       if (st.isSymbolicLink()) {
         try {
           mounts.push({ kind: 'symlink', path: child, target: fs.readlinkSync(child) })
@@ -221,8 +257,7 @@ export function readEntries(
     }
   }
   mounts.sort((a, b) => depth(a.path) - depth(b.path))
-  const all = [...bwrapClosed, ...filters.keys()].sort()
-  return { entries, mounts, hidden: hidden.sort(), places: all }
+  return { mounts, hidden: hidden.sort() }
 }
 
 function mtimeOf(dir: string): bigint | undefined {
@@ -243,7 +278,8 @@ export class ReadView {
   private snapshot: ReadViewSnapshot | undefined
   private epoch = 0
   private watchers: fs.FSWatcher[] = []
-  private unwatched = false
+  /** Whether watches cover the current snapshot (false: the next call lists again). */
+  private watching = false
   /** Each watched directory's mtime when it was listed. */
   private stamps: Array<{ dir: string; mtime: bigint | undefined }> = []
 
@@ -271,9 +307,12 @@ export class ReadView {
    * not arrived yet.
    */
   current(verify = false): ReadViewSnapshot {
-    if (this.snapshot && !this.unwatched && (!verify || this.unchanged())) return this.snapshot
+    if (this.snapshot && this.watching && (!verify || this.unchanged())) return this.snapshot
     this.stopWatching()
-    this.unwatched = false
+    // The first listing sets no watch: a one-shot sandbox (`cordon run`) never asks again, and
+    // watches cost more than the listing. Asked again, the view lists anew and watches from then.
+    const watch = this.epoch > 0
+    this.watching = watch
     const epoch = ++this.epoch
     const watched = new Set<string>()
     this.stamps = []
@@ -283,11 +322,12 @@ export class ReadView {
         if (watched.has(dir)) return
         watched.add(dir)
         this.stamps.push({ dir, mtime: mtimeOf(dir) })
-        this.watch(dir)
+        if (watch) this.watch(dir)
       },
       { writable: this.writable },
     )
-    this.snapshot = { epoch, ...view }
+    // Not a spread: that would work out the lazy mounts now.
+    this.snapshot = Object.assign(view, { epoch })
     return this.snapshot
   }
 
@@ -309,7 +349,7 @@ export class ReadView {
       watcher.on('error', () => this.invalidate())
       this.watchers.push(watcher)
     } catch {
-      this.unwatched = true // no inotify here (or its limit is reached): list on every plan
+      this.watching = false // no inotify here (or its limit is reached): list on every plan
     }
   }
 

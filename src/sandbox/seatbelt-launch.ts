@@ -8,8 +8,8 @@
  * `-D` defines what the profile reads with `(param "KEY")`; `--` ends sandbox-exec's options, so
  * a command word that starts with `-` is the command's. Nothing in the argv can contain NUL.
  */
-import { z } from 'zod'
 import { InvalidRequestError, formatZodIssues } from '../policy/errors.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 
 /** Where macOS ships sandbox-exec. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'
@@ -17,16 +17,18 @@ export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'
 /** A `-D` parameter name: what `(param "KEY")` can name, and never an `=`. */
 export const SEATBELT_PARAM_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
-
-/** Validates SeatbeltLaunchOptions. */
-export const SeatbeltLaunchOptionsSchema = z
-  .object({
-    profile: noNul('the profile').refine((s) => s.trim().length > 0, 'the profile must not be empty'),
-    params: z.record(z.string().regex(SEATBELT_PARAM_KEY, 'must be a parameter name'), noNul('a value')).optional(),
-    command: z.array(noNul('a command word')).min(1, 'the command must not be empty'),
-  })
-  .strict()
+/** Validates SeatbeltLaunchOptions (built on first use). */
+export const seatbeltLaunchOptionsSchema = onDemand(() => {
+  const { z } = zod()
+  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  return z
+    .object({
+      profile: noNul('the profile').refine((s) => s.trim().length > 0, 'the profile must not be empty'),
+      params: z.record(z.string().regex(SEATBELT_PARAM_KEY, 'must be a parameter name'), noNul('a value')).optional(),
+      command: z.array(noNul('a command word')).min(1, 'the command must not be empty'),
+    })
+    .strict()
+})
 
 /** What the launch needs. */
 export interface SeatbeltLaunchOptions {
@@ -40,7 +42,7 @@ export interface SeatbeltLaunchOptions {
 
 /** The `sandbox-exec` argv that runs `options.command` under `options.profile`. */
 export function seatbeltLaunchArgv(options: SeatbeltLaunchOptions): string[] {
-  const parsed = SeatbeltLaunchOptionsSchema.safeParse(options)
+  const parsed = seatbeltLaunchOptionsSchema().safeParse(options)
   if (!parsed.success) {
     throw new InvalidRequestError(formatZodIssues(parsed.error), { context: 'invalid Seatbelt launch' })
   }

@@ -7,8 +7,7 @@
  * (`profiles/seatbelt/mach-services.json`, one reason per entry), read once at module load.
  */
 import fs from 'node:fs'
-import { z } from 'zod'
-import { InvalidRequestError, formatZodIssues } from '../policy/errors.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 
 /** A mach service name: reverse-DNS words, nothing SBPL or a shell could read as syntax. */
 export const MACH_SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
@@ -24,20 +23,33 @@ export interface MachServiceEntry {
   readonly network?: boolean | undefined
 }
 
-const tableSchema = z.object({
-  $comment: z.string().optional(),
-  version: z.literal(1),
-  services: z.array(
-    z.object({ name: z.string().regex(MACH_SERVICE_NAME), why: z.string().min(1), network: z.boolean().optional() }),
-  ),
+/** The table's schema (built on first use): the unit tests hold the checked-in file to it, the runtime trusts it. */
+export const machServicesTableSchema = onDemand(() => {
+  const { z } = zod()
+  return z
+    .object({
+      $comment: z.string().optional(),
+      version: z.literal(1),
+      services: z.array(
+        z
+          .object({
+            name: z.string().regex(MACH_SERVICE_NAME),
+            why: z.string().min(1),
+            network: z.boolean().optional(),
+          })
+          .strict(),
+      ),
+    })
+    .strict()
 })
 
 function loadDefaults(): readonly MachServiceEntry[] {
-  const parsed = tableSchema.safeParse(JSON.parse(fs.readFileSync(MACH_SERVICES_URL, 'utf8')))
-  if (!parsed.success) {
-    throw new InvalidRequestError(formatZodIssues(parsed.error), { context: `malformed ${MACH_SERVICES_URL.pathname}` })
-  }
-  return Object.freeze(parsed.data.services.map((s) => Object.freeze({ ...s })))
+  const table = JSON.parse(fs.readFileSync(MACH_SERVICES_URL, 'utf8')) as { version?: unknown; services?: unknown }
+  // A name that is not a service name would be SBPL syntax: that one check stays at run time.
+  const services = Array.isArray(table.services) ? (table.services as MachServiceEntry[]) : undefined
+  if (table.version !== 1 || services === undefined || !services.every((e) => MACH_SERVICE_NAME.test(e?.name)))
+    throw new Error(`${MACH_SERVICES_URL.pathname}: not a version-1 table of mach service names`)
+  return Object.freeze(services.map((s) => Object.freeze({ ...s })))
 }
 
 /** The default allow-list, in file order. */

@@ -9,7 +9,6 @@
  * Until a canary has passed on this host the backend is unverified: elsewhere than macOS the
  * probe says so, and says that Seatbelt is macOS-only. It never throws for an unusable backend.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -22,6 +21,7 @@ import type { BackendCapability } from '../policy/backends.js'
 import { renderSeatbeltProfile } from './seatbelt.js'
 import { seatbeltEffectClasses, seatbeltEnforcement } from './seatbelt-enforcement.js'
 import { SANDBOX_EXEC, seatbeltLaunchArgv } from './seatbelt-launch.js'
+import { childProcess } from '../subprocess/lazy-builtins.js'
 
 /** What the probe learned about Seatbelt: a BackendCapability, plus whether a canary proved it here. */
 export interface SeatbeltCapability extends Omit<BackendCapability, 'backend'> {
@@ -215,7 +215,7 @@ async function canary(
     let stdout = ''
     let stderr = ''
     let settled = false
-    const child = spawn(sandboxExec, args, {
+    const child = childProcess().spawn(sandboxExec, args, {
       cwd: '/',
       env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin', LC_ALL: 'C' },
       stdio: ['ignore', 'pipe', 'pipe'],

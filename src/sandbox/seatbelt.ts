@@ -35,15 +35,11 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { z } from 'zod'
 import { InvalidRequestError, formatZodIssues } from '../policy/errors.js'
+import { vocabularySchemas } from '../policy/vocabulary-schema.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 import type { SandboxGrants } from '../policy/grants.js'
-import {
-  isNormalAbsolutePath,
-  NetworkPolicySchema,
-  type ConfinedSandboxMode,
-  type NetworkPolicy,
-} from '../policy/vocabulary.js'
+import { isNormalAbsolutePath, type ConfinedSandboxMode, type NetworkPolicy } from '../policy/vocabulary.js'
 import { darwinCanonicalPath, sbplString, sbplStringProblem } from './seatbelt-literal.js'
 import { DEFAULT_MACH_SERVICES, isNetworkService, MACH_SERVICE_NAME } from './seatbelt-mach-services.js'
 
@@ -112,26 +108,28 @@ export const SEATBELT_TEMPLATES: Readonly<Record<ConfinedSandboxMode, readonly s
   'workspace-write': loadTemplate('workspace-write', BASE),
 })
 
-const pathField = z
-  .string()
-  .refine(isNormalAbsolutePath, 'must be a normalized absolute path (no ".", "..", "//" or trailing "/")')
-  .refine((p) => sbplStringProblem(p) === undefined, 'must be well-formed Unicode (no lone surrogate)')
-
-/** Validates SeatbeltProfileOptions. */
-export const SeatbeltProfileOptionsSchema = z
-  .object({
-    tempDir: pathField.optional(),
-    tty: z
-      .string()
-      .regex(/^\/dev\/tty[A-Za-z0-9._-]+$/, 'must be a terminal device under /dev (e.g. /dev/ttys003)')
-      .optional(),
-    network: NetworkPolicySchema.optional(),
-    protectedPaths: z.array(pathField).optional(),
-    hiddenPaths: z.array(pathField).optional(),
-    machServices: z.array(z.string().regex(MACH_SERVICE_NAME, 'must be a mach service name')).optional(),
-    posixSemaphores: z.boolean().optional(),
-  })
-  .strict()
+/** Validates SeatbeltProfileOptions (built on first use). */
+export const seatbeltProfileOptionsSchema = onDemand(() => {
+  const { z } = zod()
+  const pathField = z
+    .string()
+    .refine(isNormalAbsolutePath, 'must be a normalized absolute path (no ".", "..", "//" or trailing "/")')
+    .refine((p) => sbplStringProblem(p) === undefined, 'must be well-formed Unicode (no lone surrogate)')
+  return z
+    .object({
+      tempDir: pathField.optional(),
+      tty: z
+        .string()
+        .regex(/^\/dev\/tty[A-Za-z0-9._-]+$/, 'must be a terminal device under /dev (e.g. /dev/ttys003)')
+        .optional(),
+      network: vocabularySchemas().NetworkPolicySchema.optional(),
+      protectedPaths: z.array(pathField).optional(),
+      hiddenPaths: z.array(pathField).optional(),
+      machServices: z.array(z.string().regex(MACH_SERVICE_NAME, 'must be a mach service name')).optional(),
+      posixSemaphores: z.boolean().optional(),
+    })
+    .strict()
+})
 
 /** What the profile needs besides the grants. */
 export interface SeatbeltProfileOptions {
@@ -178,7 +176,7 @@ export interface SeatbeltProfile {
 
 /** The Seatbelt profile that confines a command to `grants`, in the invariant's order. */
 export function renderSeatbeltProfile(grants: SandboxGrants, options: SeatbeltProfileOptions = {}): SeatbeltProfile {
-  const parsed = SeatbeltProfileOptionsSchema.safeParse(options)
+  const parsed = seatbeltProfileOptionsSchema().safeParse(options)
   const issues = parsed.success ? [] : formatZodIssues(parsed.error)
   if (!grants.confined || grants.mode === 'danger-full-access') {
     issues.push('mode: danger-full-access is never confined')

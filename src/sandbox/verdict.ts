@@ -86,7 +86,10 @@ export function runVerdict(
     cwd: run.cwd,
     command: run.command,
     failures: run.failures,
-    hidden: plan.shield?.hidden,
+    // Read only when a denial is there to judge (the hidden set is listed on first use).
+    get hidden() {
+      return plan.shield?.hidden
+    },
     protectedPaths: plan.mounts?.protected.paths.map((p) => p.path),
     commandUser: commandUserOf(plan),
     writable: plan.writable,

@@ -4,7 +4,6 @@
  * the first command.
  */
 import { isAbsolute } from 'node:path'
-import { z } from 'zod'
 import {
   DEFAULT_GRACE_MS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -14,7 +13,9 @@ import {
   MAX_TIMEOUT_MS,
 } from '../policy/defaults.js'
 import { InvalidRequestError } from '../policy/errors.js'
-import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
+import { isSandboxMode, type SandboxMode } from '../policy/vocabulary.js'
+import { vocabularySchemas } from '../policy/vocabulary-schema.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 import { MAX_TIMER_DELAY_MS } from '../subprocess/spec-schema.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 
@@ -63,20 +64,45 @@ export interface ExecutorConfig {
   spillDir: string | undefined
 }
 
-const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
-const absolute = z.string().refine((p) => isAbsolute(p), 'must be an absolute path')
-const ConfigSchema = z.object({
-  cwd: absolute,
-  timeoutMs: positive,
-  maxTimeoutMs: positive,
-  maxOutputBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
-  maxSpillBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
-  graceMs: positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`),
-  defaultMode: SandboxModeSchema,
-  workspaceRoot: absolute,
-  environment: z.enum(['scrubbed', 'minimal']),
-  spillDir: absolute.optional(),
+const configSchema = onDemand(() => {
+  const { z } = zod()
+  const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
+  const absolute = z.string().refine((p) => isAbsolute(p), 'must be an absolute path')
+  return z.object({
+    cwd: absolute,
+    timeoutMs: positive,
+    maxTimeoutMs: positive,
+    maxOutputBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
+    maxSpillBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
+    graceMs: positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`),
+    defaultMode: vocabularySchemas().SandboxModeSchema,
+    workspaceRoot: absolute,
+    environment: z.enum(['scrubbed', 'minimal']),
+    spillDir: absolute.optional(),
+  })
 })
+
+const isPositive = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0
+const isAbsoluteString = (p: unknown) => typeof p === 'string' && isAbsolute(p)
+
+/** True only when the config schema accepts `c` (false: ask the schema, which names what is wrong). */
+function certainlyValidConfig(c: ExecutorConfig): boolean {
+  return (
+    isAbsoluteString(c.cwd) &&
+    isPositive(c.timeoutMs) &&
+    isPositive(c.maxTimeoutMs) &&
+    isPositive(c.maxOutputBytes) &&
+    Number.isInteger(c.maxOutputBytes) &&
+    isPositive(c.maxSpillBytes) &&
+    Number.isInteger(c.maxSpillBytes) &&
+    isPositive(c.graceMs) &&
+    c.graceMs <= MAX_TIMER_DELAY_MS &&
+    isSandboxMode(c.defaultMode) &&
+    isAbsoluteString(c.workspaceRoot) &&
+    (c.environment === 'scrubbed' || c.environment === 'minimal') &&
+    (c.spillDir === undefined || isAbsoluteString(c.spillDir))
+  )
+}
 
 /** Fills defaults and validates; throws InvalidRequestError naming every bad option. */
 export function executorConfig(options: LocalShellExecutorOptions): ExecutorConfig {
@@ -93,7 +119,8 @@ export function executorConfig(options: LocalShellExecutorOptions): ExecutorConf
     environment: options.environment ?? 'scrubbed',
     spillDir: options.spillDir,
   }
-  const parsed = ConfigSchema.safeParse(config)
+  if (certainlyValidConfig(config)) return config
+  const parsed = configSchema().safeParse(config)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid LocalShellExecutor options')
   return config
 }

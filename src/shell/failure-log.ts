@@ -7,10 +7,10 @@
  * code into a later, perhaps wider, run of the session). The log is the command's own output,
  * trusted no more than its stderr: it only steers which path a denial names.
  */
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import { uniqueSuffix } from '../subprocess/unique-name.js'
 
 /** One failed command: the shell's working directory and the command's text. */
 export interface FailedCommand {
@@ -39,7 +39,7 @@ export function armFailureLog(
   } catch {
     return { spec, log: undefined } // no trap: the classifier falls back to what the command text says
   }
-  const log = path.join(dirs.tempDir, `.cordon-failed-${randomBytes(6).toString('hex')}`)
+  const log = path.join(dirs.tempDir, `.cordon-failed-${uniqueSuffix()}`)
   const userBashEnv = spec.env?.BASH_ENV ?? process.env.BASH_ENV
   const env = {
     ...spec.env,
@@ -70,9 +70,13 @@ export function readFailureLog(log: string | undefined): FailedCommand[] {
   } finally {
     // The command may have made it anything (a directory, say): removing it never fails the run.
     try {
-      fs.rmSync(log, { force: true, recursive: true })
+      fs.unlinkSync(log)
     } catch {
-      // left for the session dir's removal
+      try {
+        fs.rmSync(log, { force: true, recursive: true })
+      } catch {
+        // left for the session dir's removal
+      }
     }
   }
   const out: FailedCommand[] = []

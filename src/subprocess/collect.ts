@@ -22,10 +22,10 @@
  * (the change removed both the per-read Buffer allocation and the retained chunk objects;
  * their shares of the gain were not measured separately).
  */
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { InvalidRequestError } from '../policy/errors.js'
+import { uniqueSuffix } from './unique-name.js'
 
 import type { CollectedOutput, SubprocessCollect, SubprocessOutputRead, SubprocessOutputReader } from './types.js'
 
@@ -355,7 +355,7 @@ export class OutputCollector implements SubprocessOutputReader {
   #open(): void {
     const dir = this.#spillDir!()
     spillCounter += 1
-    const name = `cordon-${this.#pid}-${spillCounter}-${randomBytes(6).toString('hex')}-${this.stream}.log`
+    const name = `cordon-${this.#pid}-${spillCounter}-${uniqueSuffix()}-${this.stream}.log`
     const file = path.join(dir, name)
     // 'wx' = O_CREAT|O_EXCL: fails if the path or a symlink there already exists.
     const fd = fs.openSync(file, 'wx', 0o600)

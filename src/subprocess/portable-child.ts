@@ -15,7 +15,7 @@
  * - A confinement plan (`options.confinement`) is refused at `launcher`: only the native child
  *   can confine itself between clone and exec, so nothing runs unconfined in its place.
  */
-import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process'
+import type { ChildProcess, StdioOptions } from 'node:child_process'
 import { accessSync, constants, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { constants as osConstants } from 'node:os'
@@ -23,6 +23,7 @@ import { SpawnError } from '../policy/errors.js'
 import type { Child, ChildExit, ChildOptions } from './child.js'
 import { programOf, signalNumber } from './child.js'
 import { Slot, type SlotValue } from './native.js'
+import { childProcess } from './lazy-builtins.js'
 
 const ENOSYS = 38
 
@@ -98,7 +99,7 @@ export function startPortableChild(options: ChildOptions): Child {
   const stdio: StdioOptions = slots.map((slot, fd) => stdioOf(slot, fd))
   let child: ChildProcess
   try {
-    child = spawn(program, options.argv.slice(1), {
+    child = childProcess().spawn(program, options.argv.slice(1), {
       argv0: options.argv[0] ?? program,
       cwd: options.cwd,
       env: envObject(options.env),

@@ -3,7 +3,7 @@
  * capabilities from /proc, the Landlock ABI from the `cordon-exec` helper (a static executable,
  * so it runs where the addon does not load). A sandbox that plans on the portable path reads these.
  */
-import { execFileSync } from 'node:child_process'
+import { childProcess } from './lazy-builtins.js'
 import { readFileSync } from 'node:fs'
 import type { NativeAddon } from './native.js'
 
@@ -38,7 +38,7 @@ export function portableHostCapabilities(): ReturnType<NativeAddon['hostCapabili
 /** The kernel's Landlock ABI as `helper --landlock-abi` reports it (0: none, or the helper could not say). */
 export function helperLandlockAbi(helper: string): number {
   try {
-    const out = execFileSync(helper, ['--landlock-abi'], {
+    const out = childProcess().execFileSync(helper, ['--landlock-abi'], {
       encoding: 'latin1',
       timeout: 5000,
       stdio: ['ignore', 'pipe', 'ignore'],

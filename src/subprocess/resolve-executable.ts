@@ -2,17 +2,16 @@
  * Resolving a configured executable the way the runtime will spawn it: absolute paths are
  * verified, bare names searched on the scrubbed PATH plus explicit overrides.
  */
-import { constants } from 'node:fs'
-import { access, realpath, stat } from 'node:fs/promises'
+import fs, { constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 import { InvalidRequestError } from '../policy/errors.js'
 import { mergeEnv, scrubbedParentEnv } from './env.js'
 
 async function isExecutableFile(path: string): Promise<boolean> {
   try {
-    const s = await stat(path)
+    const s = await fs.promises.stat(path)
     if (!s.isFile()) return false
-    await access(path, constants.X_OK)
+    await fs.promises.access(path, constants.X_OK)
     return true
   } catch {
     return false
@@ -31,7 +30,7 @@ export async function resolveExecutable(
   if (isAbsolute(command)) {
     if (!(await isExecutableFile(command)))
       throw new InvalidRequestError([`command: ${command} is not an executable file`])
-    return realpath(command)
+    return fs.promises.realpath(command)
   }
   if (command.includes('/')) {
     throw new InvalidRequestError([
@@ -43,7 +42,7 @@ export async function resolveExecutable(
     signal?.throwIfAborted()
     if (!isAbsolute(dir)) continue // an empty or relative entry would mean "the cwd": never
     const candidate = join(dir, command)
-    if (await isExecutableFile(candidate)) return realpath(candidate)
+    if (await isExecutableFile(candidate)) return fs.promises.realpath(candidate)
   }
   throw new InvalidRequestError([`command: ${command} was not found on PATH`])
 }

@@ -3,77 +3,81 @@
  * Nothing is spawned for a request that fails here. A fast check accepts the common valid specs
  * first (spec-fast-check.ts); the schema decides everything else.
  */
-import { z } from 'zod'
 import { InvalidRequestError } from '../policy/errors.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 import { certainlyValidSpec } from './spec-fast-check.js'
 import { MAX_TIMER_DELAY_MS } from './spec-limits.js'
 import type { SubprocessSpawnSpec } from './types.js'
 
 export { MAX_TIMER_DELAY_MS }
 
-const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
-const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
-const spillDir = z.string().regex(/^\//, 'must be an absolute path')
-const collect = z
-  .object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap, dir: spillDir.optional() }).strict().optional() })
-  .strict()
-const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
+/** The spawn spec's zod schema, built on first use (the fast check passes the usual specs without it). */
+export const spawnSpecSchema = onDemand(() => {
+  const { z } = zod()
+  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+  const spillDir = z.string().regex(/^\//, 'must be an absolute path')
+  const collect = z
+    .object({ maxBytes: byteCap, spill: z.object({ maxBytes: byteCap, dir: spillDir.optional() }).strict().optional() })
+    .strict()
+  const output = z.union([z.literal('pipe'), z.literal('inherit'), collect])
 
-/** The schema of a SubprocessSpawnSpec. */
-export const SpawnSpecSchema = z
-  .object({
-    argv: z
-      .array(noNul('argv entry'))
-      .min(1, 'argv must name a program')
-      .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
-    cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
-    stdio: z
-      .object({
-        stdin: z.union([z.literal('ignore'), z.literal('pipe'), z.object({ data: z.string() }).strict()]),
-        stdout: output,
-        stderr: output,
-      })
-      .strict(),
-    graceMs: z
-      .number()
-      .refine(
-        (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
-        `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
-      ),
-    signal: z.instanceof(AbortSignal).optional(),
-    env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
-    environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
-    confinement: z
-      .object({
-        backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
-        mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
-        steps: z.object({}).passthrough().optional(),
-        namespaces: z
-          .object({
-            ipc: z.boolean().optional(),
-            net: z.boolean().optional(),
-            user: z.boolean().optional(),
-            keys: z.boolean().optional(),
-          })
-          .strict()
-          .optional(),
-        wrapper: z
-          .object({ ruleset: z.object({}).passthrough().optional() })
-          .strict()
-          .optional(),
-        mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
-      })
-      .strict()
-      .optional(),
-    supervise: z.boolean().optional(),
-    onOutput: z.function().optional(),
-  })
-  .strict()
+  /** The schema of a SubprocessSpawnSpec. */
+  return z
+    .object({
+      argv: z
+        .array(noNul('argv entry'))
+        .min(1, 'argv must name a program')
+        .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
+      cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
+      stdio: z
+        .object({
+          stdin: z.union([z.literal('ignore'), z.literal('pipe'), z.object({ data: z.string() }).strict()]),
+          stdout: output,
+          stderr: output,
+        })
+        .strict(),
+      graceMs: z
+        .number()
+        .refine(
+          (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
+          `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
+        ),
+      signal: z.instanceof(AbortSignal).optional(),
+      env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+      environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
+      confinement: z
+        .object({
+          backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
+          mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
+          steps: z.object({}).passthrough().optional(),
+          namespaces: z
+            .object({
+              ipc: z.boolean().optional(),
+              net: z.boolean().optional(),
+              user: z.boolean().optional(),
+              keys: z.boolean().optional(),
+            })
+            .strict()
+            .optional(),
+          wrapper: z
+            .object({ ruleset: z.object({}).passthrough().optional() })
+            .strict()
+            .optional(),
+          mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
+        })
+        .strict()
+        .optional(),
+      supervise: z.boolean().optional(),
+      onOutput: z.function().optional(),
+    })
+    .strict()
+})
 
 /** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
 export function validateSpawnSpec(spec: SubprocessSpawnSpec): SubprocessSpawnSpec {
   if (certainlyValidSpec(spec)) return spec
-  const parsed = SpawnSpecSchema.safeParse(spec)
+  const parsed = spawnSpecSchema().safeParse(spec)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid spawn spec')
   return spec
 }

@@ -5,6 +5,7 @@
  * into a TerminalUnavailableError that says how to get it. Everything else in cordon works
  * without it.
  */
+import { createRequire } from 'node:module'
 import { TerminalUnavailableError } from './terminal-errors.js'
 
 /** node-pty's disposable. */
@@ -75,9 +76,11 @@ export const loadPty: PtyLoader = () => {
 async function importPty(): Promise<PtyModule> {
   let namespace: { default?: unknown; spawn?: unknown }
   try {
-    // A variable specifier keeps bundlers and tsc from requiring the optional module at build time.
+    // node-pty is CommonJS: require() needs no dynamic-import support (the CLI's bundle runs in a
+    // vm.Script, which has none with a code cache), and a variable specifier keeps bundlers and
+    // tsc from requiring the optional module at build time.
     const specifier: string = PTY_MODULE
-    namespace = (await import(specifier)) as { default?: unknown; spawn?: unknown }
+    namespace = createRequire(import.meta.url)(specifier) as { default?: unknown; spawn?: unknown }
   } catch (error) {
     throw new TerminalUnavailableError(error)
   }

@@ -3,65 +3,73 @@
  * InvalidRequestError listing every problem. Nothing is allocated for a request that fails here.
  */
 import { constants as osConstants } from 'node:os'
-import { z } from 'zod'
 import { InvalidRequestError } from '../policy/errors.js'
+import { onDemand, zod } from '../policy/zod-on-demand.js'
 import { MAX_TIMER_DELAY_MS } from './spec-schema.js'
 import type { SubprocessTerminalSpawnSpec } from './types.js'
 
 /** The largest terminal dimension: `struct winsize` holds unsigned shorts. */
 export const MAX_TERMINAL_DIMENSION = 65_535
 
-const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
-const dimension = (what: string) =>
-  z
-    .number()
-    .int(`${what} must be a whole number`)
-    .min(1, `${what} must be at least 1`)
-    .max(MAX_TERMINAL_DIMENSION, `${what} must be at most ${MAX_TERMINAL_DIMENSION}`)
-
-const TerminalSpecSchema = z
-  .object({
-    argv: z
-      .array(noNul('argv entry'))
-      .min(1, 'argv must name a program')
-      .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
-    cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
-    env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
-    cols: dimension('cols'),
-    rows: dimension('rows'),
-    graceMs: z
+/** The terminal request's schemas, built on first use. */
+const schemas = onDemand(() => {
+  const { z } = zod()
+  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  const dimension = (what: string) =>
+    z
       .number()
-      .refine(
-        (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
-        `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
-      ),
-    signal: z.instanceof(AbortSignal).optional(),
-    launcher: z.boolean().optional(),
-  })
-  .strict()
+      .int(`${what} must be a whole number`)
+      .min(1, `${what} must be at least 1`)
+      .max(MAX_TERMINAL_DIMENSION, `${what} must be at most ${MAX_TERMINAL_DIMENSION}`)
 
-const SizeSchema = z.object({ cols: dimension('cols'), rows: dimension('rows') }).strict()
+  const spec = z
+    .object({
+      argv: z
+        .array(noNul('argv entry'))
+        .min(1, 'argv must name a program')
+        .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
+      cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
+      env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+      cols: dimension('cols'),
+      rows: dimension('rows'),
+      graceMs: z
+        .number()
+        .refine(
+          (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
+          `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
+        ),
+      signal: z.instanceof(AbortSignal).optional(),
+      launcher: z.boolean().optional(),
+    })
+    .strict()
 
-const SignalSchema = z
-  .string()
-  .refine((s) => Object.hasOwn(osConstants.signals, s), 'signal must be a signal name such as SIGINT or SIGTSTP')
+  const size = z.object({ cols: dimension('cols'), rows: dimension('rows') }).strict()
+
+  const signal = z
+    .string()
+    .refine((s) => Object.hasOwn(osConstants.signals, s), 'signal must be a signal name such as SIGINT or SIGTSTP')
+  return { spec, size, signal }
+})
 
 /** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
 export function validateTerminalSpec(spec: SubprocessTerminalSpawnSpec): SubprocessTerminalSpawnSpec {
-  const parsed = TerminalSpecSchema.safeParse(spec)
+  const parsed = schemas().spec.safeParse(spec)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid terminal spec')
   return spec
 }
 
 /** Checks a resize request; throws InvalidRequestError naming every bad dimension. */
 export function validateTerminalSize(cols: number, rows: number): void {
-  const parsed = SizeSchema.safeParse({ cols, rows })
+  const fits = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_TERMINAL_DIMENSION
+  if (fits(cols) && fits(rows)) return
+  const parsed = schemas().size.safeParse({ cols, rows })
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid terminal size')
 }
 
 /** Checks a signal name (`SIGINT`…); throws InvalidRequestError otherwise. */
 export function validateSignalName(signal: string): NodeJS.Signals {
-  const parsed = SignalSchema.safeParse(signal)
+  if (typeof signal === 'string' && Object.hasOwn(osConstants.signals, signal)) return signal as NodeJS.Signals
+  const parsed = schemas().signal.safeParse(signal)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid signal')
   return signal as NodeJS.Signals
 }

@@ -3,7 +3,8 @@
  * wrong option is an InvalidRequestError naming the field, never a TypeError from inside a call.
  */
 import path from 'node:path'
-import { z } from 'zod'
+import type { z as Z } from 'zod'
+import { zod } from '../policy/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { SANDBOX_MODES } from '../policy/vocabulary.js'
 import type { ShellEnvRegistry } from '../shell/env-registry.js'
@@ -12,6 +13,8 @@ import type { Approval } from './approval.js'
 import { InMemoryJobs } from './in-memory-jobs.js'
 import type { Jobs } from './jobs.js'
 import { SandboxFailureMemory } from './sandbox-failure-memory.js'
+
+const { z } = zod()
 
 /** Options of createBashTool / createBashTools. */
 export interface BashToolOptions {
@@ -30,7 +33,7 @@ export interface BashToolOptions {
 const method = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' })
 
 /** An object with the given methods (class instances included: methods are read through the prototype). */
-function withMethods(names: readonly string[], what: string, extra: z.ZodRawShape = {}) {
+function withMethods(names: readonly string[], what: string, extra: Z.ZodRawShape = {}) {
   return z.looseObject(Object.fromEntries([...names.map((n) => [n, method] as const), ...Object.entries(extra)]), {
     error: (issue) => (issue.input === undefined ? `required (${what})` : `must be ${what}`),
   })

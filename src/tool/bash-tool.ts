@@ -7,7 +7,7 @@
  * ids) decides the workspace root and the baseline mode, so one instance serves many sessions.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
-import { z } from 'zod'
+import { zod } from '../policy/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
@@ -35,6 +35,8 @@ import {
 import { failureOf } from './sandbox-failure-memory.js'
 import type { BashToolErrorCode } from './tool-error-codes.js'
 import { modelInputSchema } from './tool-schema.js'
+
+const { z } = zod()
 
 export type { BashToolOptions } from './bash-tool-options.js'
 

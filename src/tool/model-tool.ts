@@ -5,10 +5,14 @@
  * (`ToolCall`: ids, the session's cwd and mode) is trusted and checked for shape only.
  */
 import path from 'node:path'
-import { z } from 'zod'
+import type { z as Z } from 'zod'
+import { zod } from '../policy/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
-import { SandboxModeSchema, type SandboxMode } from '../policy/vocabulary.js'
+import type { SandboxMode } from '../policy/vocabulary.js'
+import { SandboxModeSchema } from '../policy/vocabulary-zod.js'
 import type { ToolErrorCode } from './tool-error-codes.js'
+
+const { z } = zod()
 
 /** What the harness passes with each invocation; one tool instance serves every session through it. */
 export interface ToolCall {
@@ -82,15 +86,15 @@ export function checkToolCall(call: unknown): asserts call is ToolCall {
 export type GivenArguments<T> = { [K in keyof T]: Exclude<T[K], null> }
 
 /** The model's arguments, parsed; `null` (a strict caller's "not given") becomes `undefined`. */
-export function parseArguments<T extends z.ZodObject>(
+export function parseArguments<T extends Z.ZodObject>(
   schema: T,
   raw: unknown,
-): { ok: true; args: GivenArguments<z.output<T>> } | { ok: false; error: ToolResult & { code: 'INVALID_ARGUMENTS' } } {
+): { ok: true; args: GivenArguments<Z.output<T>> } | { ok: false; error: ToolResult & { code: 'INVALID_ARGUMENTS' } } {
   const parsed = schema.safeParse(raw)
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
     return { ok: false, error: toolError(`invalid arguments: ${issues.join('; ')}`, 'INVALID_ARGUMENTS') }
   }
   const args = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== null && v !== undefined))
-  return { ok: true, args: args as GivenArguments<z.output<T>> }
+  return { ok: true, args: args as GivenArguments<Z.output<T>> }
 }

@@ -7,7 +7,10 @@
  * (minLength, exclusiveMinimum…) are dropped here: zod still enforces them when the call
  * arrives, and the descriptions say them in words.
  */
-import { z } from 'zod'
+import type { z as Z } from 'zod'
+import { zod } from '../policy/zod-on-demand.js'
+
+const { z } = zod()
 
 type Json = Record<string, unknown>
 
@@ -26,7 +29,7 @@ const KEPT_KEYWORDS = [
 const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The model-facing JSON Schema of `schema`'s input (see the file comment for the rules it keeps). */
-export function modelInputSchema(schema: z.ZodObject): Json {
+export function modelInputSchema(schema: Z.ZodObject): Json {
   const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' })
   return strictNode(json as Json, false)
 }

@@ -1,6 +1,6 @@
 // Without node-pty, spawnTerminal fails with a typed error that says how to get it, and nothing
-// else breaks. A real Node host (over dist/) runs with a module hook that makes `node-pty`
-// unresolvable, exactly as when the optional dependency was not installed.
+// else breaks. A real Node host (over dist/) runs with a resolver hook that makes `node-pty`
+// unresolvable (cordon require()s it), exactly as when the optional dependency was not installed.
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,12 +12,8 @@ const dist = join(import.meta.dirname, '..', '..', 'dist', 'index.js')
 it('spawnTerminal throws TERMINAL_UNAVAILABLE naming the remedy; spawn and the package root still work', () => {
   const dir = scratchDir('cordon-term-missing')
   writeFileSync(
-    join(dir, 'hooks.mjs'),
-    "export async function resolve(specifier, context, next) {\n  if (specifier === 'node-pty' || specifier.startsWith('node-pty/')) {\n    throw Object.assign(new Error(\"Cannot find package 'node-pty'\"), { code: 'ERR_MODULE_NOT_FOUND' })\n  }\n  return next(specifier, context)\n}\n",
-  )
-  writeFileSync(
-    join(dir, 'register.mjs'),
-    "import { register } from 'node:module'\nregister('./hooks.mjs', import.meta.url)\n",
+    join(dir, 'hide-pty.cjs'),
+    "const Module = require('node:module')\nconst resolve = Module._resolveFilename\nModule._resolveFilename = function (request, ...rest) {\n  if (request === 'node-pty' || request.startsWith('node-pty/'))\n    throw Object.assign(new Error(\"Cannot find module 'node-pty'\"), { code: 'MODULE_NOT_FOUND' })\n  return resolve.call(this, request, ...rest)\n}\n",
   )
   writeFileSync(
     join(dir, 'host.mjs'),
@@ -29,7 +25,7 @@ it('spawnTerminal throws TERMINAL_UNAVAILABLE naming the remedy; spawn and the p
       `console.log(JSON.stringify({ branded: isTerminalUnavailableError(error), name: error.name, code: error.code, message: error.message, outcome, stdout: h.collected.stdout.readFrom(0).text, live: rt.liveCount }))\n` +
       `await rt.dispose()\n`,
   )
-  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), join(dir, 'host.mjs')], {
+  const r = spawnSync(process.execPath, ['--require', join(dir, 'hide-pty.cjs'), join(dir, 'host.mjs')], {
     encoding: 'utf8',
     timeout: 30_000,
   })
@@ -43,7 +39,7 @@ it('spawnTerminal throws TERMINAL_UNAVAILABLE naming the remedy; spawn and the p
     stdout: 'still fine\n',
     live: 0,
   })
-  expect(facts.message).toMatch(/Cannot find package 'node-pty'/)
+  expect(facts.message).toMatch(/Cannot find module 'node-pty'/)
   expect(facts.message).toMatch(/npm install node-pty@\^1\.1/)
   expect(facts.message).toMatch(/python3, make and g\+\+/)
 })

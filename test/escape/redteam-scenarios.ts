@@ -254,7 +254,12 @@ async function packageDependency(backend: SandboxBackendName, base: string): Pro
     fs.chmodSync(path.join(pkg, 'build', 'Release', 'cordon-exec'), 0o755)
     return { root, pkg }
   }
-  const plant = `echo 'import fs from "node:fs"; fs.writeFileSync(${JSON.stringify(marker)}, String(process.getuid()))' >> node_modules/zod/index.js`
+  // Both of zod's entries: cordon loads the CommonJS one (src/policy/zod-on-demand.ts), a caller's
+  // \`import 'zod'\` the ESM one.
+  const plant = [
+    `echo 'import fs from "node:fs"; fs.writeFileSync(${JSON.stringify(marker)}, String(process.getuid()))' >> node_modules/zod/index.js`,
+    `echo 'require("node:fs").writeFileSync(${JSON.stringify(marker)}, String(process.getuid()))' >> node_modules/zod/index.cjs`,
+  ].join(' && ')
   const importRunsIt = (pkg: string) => {
     fs.rmSync(marker, { force: true })
     spawnSync(

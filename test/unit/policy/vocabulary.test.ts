@@ -6,17 +6,19 @@ import {
   FILE_EFFECT_CLASSES,
   NETWORK_POLICIES,
   SANDBOX_ENFORCEMENTS,
-  SANDBOX_EXECUTION_POLICY_JSON_SCHEMA,
   SANDBOX_MODES,
+  isConfinedMode,
+  isNormalAbsolutePath,
+  isSandboxMode,
+} from '../../../src/policy/vocabulary.js'
+import {
+  SANDBOX_EXECUTION_POLICY_JSON_SCHEMA,
   SandboxEnforcementSchema,
   SandboxExecutionPolicySchema,
   SandboxModeSchema,
   SandboxPolicySchema,
   EffectClassSchema,
-  isConfinedMode,
-  isNormalAbsolutePath,
-  isSandboxMode,
-} from '../../../src/policy/vocabulary.js'
+} from '../../../src/policy/vocabulary-zod.js'
 
 describe('sandbox vocabulary', () => {
   it('has exactly the three modes, narrowest first, with read-only the default', () => {

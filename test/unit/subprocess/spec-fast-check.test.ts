@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { certainlyValidSpec } from '../../../src/subprocess/spec-fast-check.js'
-import { SpawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
+import { spawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
 
 const anyValue = fc.oneof(
   fc.constant(undefined),
@@ -58,7 +58,7 @@ describe('certainlyValidSpec', () => {
   it('never accepts a spec the schema refuses', () => {
     fc.assert(
       fc.property(spec, (s) => {
-        if (certainlyValidSpec(s)) expect(SpawnSpecSchema.safeParse(s).success, JSON.stringify(s)).toBe(true)
+        if (certainlyValidSpec(s)) expect(spawnSpecSchema().safeParse(s).success, JSON.stringify(s)).toBe(true)
       }),
       { numRuns: 3000 },
     )
