@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// The `cordon` command: a thin launcher for the compiled CLI.
-import { main } from '../dist/cli/main.js'
-
-process.exitCode = await main(process.argv.slice(2))
+'use strict'
+// The `cordon` command (bin/cli-loader.js loads the CLI).
+require('./cli-loader.js')
+  .run(process.argv.slice(2))
+  .then((status) => {
+    process.exitCode = status
+  })
