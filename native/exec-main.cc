@@ -16,7 +16,8 @@
 // `init` options: --status-fd N --grace-ms MS --host-pid PID --background --terminal
 // --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
 // --no-new-privs --credentials UID:GID --rlimit RES:SOFT:HARD --ruleset-fd N
-// --landlock FS:NET:SCOPED:SIZE (hex masks) --rule RIGHTS:DEV:INO:PATH --landlock-flags F
+// --landlock FS:NET:SCOPED:SIZE (hex masks) --rule RIGHTS:DEV:INO:PATH --rule-devpts RIGHTS:HOSTDEV
+// --landlock-flags F
 // --seccomp-hex HEX. Status lines on the status fd: "started PID" | "error STAGE ERRNO", then
 // "exit N" | "signal N".
 #include <limits.h>

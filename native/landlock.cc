@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -56,6 +57,23 @@ int landlock_add_path(int ruleset_fd, const char* path, uint64_t allowed, bool c
       close(fd);
       return -ESTALE;
     }
+  }
+  PathBeneathAttr attr = {allowed, fd};
+  long rc = syscall(SYS_landlock_add_rule, ruleset_fd, kRulePathBeneath, &attr, 0);
+  int error = rc == 0 ? 0 : -errno;
+  close(fd);
+  return error;
+}
+
+int landlock_add_private_devpts(int ruleset_fd, uint64_t allowed, dev_t host_dev) {
+  constexpr long kDevptsMagic = 0x1cd1;  // DEVPTS_SUPER_MAGIC
+  int fd = open("/dev/pts", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct statfs fs;
+  struct stat st;
+  if (fstatfs(fd, &fs) != 0 || fs.f_type != kDevptsMagic || fstat(fd, &st) != 0 || st.st_dev == host_dev) {
+    close(fd);
+    return -EPERM;
   }
   PathBeneathAttr attr = {allowed, fd};
   long rc = syscall(SYS_landlock_add_rule, ruleset_fd, kRulePathBeneath, &attr, 0);

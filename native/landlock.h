@@ -19,4 +19,8 @@ int landlock_create(uint64_t handled_fs, uint64_t handled_net, uint64_t scoped, 
 // a path swapped since the plan was made never receives the planned rights.
 int landlock_add_path(int ruleset_fd, const char* path, uint64_t allowed, bool check_inode, dev_t dev, ino_t ino);
 
+// Adds a rule on /dev/pts when it is a devpts file system other than the host's (device
+// `host_dev`): a sandbox's private instance, whose ptys reach no host terminal. Else -EPERM.
+int landlock_add_private_devpts(int ruleset_fd, uint64_t allowed, dev_t host_dev);
+
 }  // namespace cordon

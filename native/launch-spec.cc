@@ -223,6 +223,15 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
       rule.ino = static_cast<ino_t>(ino);
       rule.path = f[3];
       spec->rules.push_back(rule);
+    } else if (strcmp(a, "--rule-devpts") == 0) {
+      // RIGHTS:HOSTDEV (rights hex, the host's /dev/pts device number)
+      const char* s = need(a);
+      uint64_t dev = 0;
+      if (s == nullptr || !split_fields(s, 2, &f) || !parse_u64(f[0].c_str(), 16, &spec->devpts_allowed) ||
+          !parse_u64(f[1].c_str(), 10, &dev))
+        return *error = "bad --rule-devpts RIGHTS:HOSTDEV", false;
+      spec->devpts_rule = true;
+      spec->host_devpts_dev = static_cast<dev_t>(dev);
     } else if (strcmp(a, "--landlock-flags") == 0) {
       const char* s = need(a);
       if (s == nullptr || !parse_long(s, 0, 0xff, &v)) return *error = "bad --landlock-flags", false;
@@ -237,7 +246,8 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
       return *error = std::string("unknown argument ") + a, false;
     }
   }
-  if (!spec->rules.empty() && !spec->build_ruleset) return *error = "--rule needs --landlock", false;
+  if ((!spec->rules.empty() || spec->devpts_rule) && !spec->build_ruleset)
+    return *error = "--rule needs --landlock", false;
   if (i >= argc) return *error = "missing -- PROGRAM", false;
   if (strchr(argv[i], '/') == nullptr) return *error = "PROGRAM must be a path (the caller searches PATH)", false;
   spec->path = argv[i];

@@ -46,6 +46,11 @@ struct LaunchSpec {
   uint64_t scoped = 0;
   uint32_t attr_size = 24;
   std::vector<LandlockRuleSpec> rules;
+  // A rule on the sandbox's own /dev/pts (bubblewrap's private devpts: own ptys for tmux, script,
+  // expect), checked here to be a devpts that is not the host's (device number host_devpts_dev).
+  bool devpts_rule = false;
+  uint64_t devpts_allowed = 0;
+  dev_t host_devpts_dev = 0;
   int ruleset_fd = -1;
   // stdio of the command: received fds (-1: /dev/null); in argv mode the process's own 0..2.
   bool inherit_stdio = false;

@@ -81,6 +81,13 @@ int build_ruleset(const LaunchSpec& spec) {
       return rc;
     }
   }
+  if (spec.devpts_rule) {
+    int rc = landlock_add_private_devpts(fd, spec.devpts_allowed, spec.host_devpts_dev);
+    if (rc != 0) {
+      close(fd);
+      return rc;
+    }
+  }
   return fd;
 }
 

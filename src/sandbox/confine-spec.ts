@@ -50,6 +50,21 @@ export function landlockSpec(
   }
 }
 
+/**
+ * How cordon-exec inside bwrap gets the write domain: the host-built ruleset's fd, or the plan's
+ * rules (no addon: the portable spawn path; or a rule on the sandbox's own /dev/pts, which only
+ * exists inside), each checked against the inode it was planned for.
+ */
+export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference | undefined): string[] {
+  if (plan.ruleset === undefined) return []
+  if (ruleset !== undefined && plan.privateDevpts === undefined) return ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
+  const devpts = plan.privateDevpts
+  return [
+    ...rulesetArgs(plan.ruleset),
+    ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
+  ]
+}
+
 /** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
 export function bubblewrapSpec(
   spec: SubprocessSpawnSpec,
@@ -72,14 +87,7 @@ export function bubblewrapSpec(
       graceMs: spec.graceMs,
       background: spec.supervise === true,
       terminal: tools.terminal,
-      // Without a host-built ruleset (no addon: the portable spawn path) cordon-exec builds the
-      // same domain from the plan's rules, each checked against the inode it was planned for.
-      ruleset:
-        ruleset !== undefined
-          ? ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
-          : plan.ruleset !== undefined
-            ? rulesetArgs(plan.ruleset)
-            : [],
+      ruleset: rulesetArgsFor(plan, ruleset),
     }),
     '--',
     found.path,
@@ -102,7 +110,8 @@ export function bubblewrapSpec(
       mode: plan.policy.mode,
       ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
       steps: plan.wrapperSteps,
-      wrapper: { ruleset },
+      // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
+      wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
     },
   }
 }

@@ -28,10 +28,10 @@
  * among them), so the program cannot reopen its own `/dev/pts/N` by name (it holds it on 0..2) nor
  * open any other terminal, nor `/dev/ptmx`: granting `/dev/pts` would reopen reading every other
  * terminal of the host. bubblewrap: the sandbox's `/dev/pts` is a private instance without the
- * host's ptys, but its `/dev/ptmx` is not in the write domain's devices either. So under both,
- * tools that allocate ptys of their own (tmux, script, expect) fail today; under bubblewrap they
- * would need `/dev/ptmx` granted and TIOCSCTTY allowed (their child takes the new pty as its
- * terminal), which the seccomp program refuses, with TIOCSTI and TIOCLINUX, on every terminal.
+ * host's ptys, and the write domain inside gets a rule on it (`--rule-devpts`, checked by
+ * cordon-exec to be a devpts that is not the host's) and the seccomp program allows TIOCSCTTY:
+ * tools that allocate ptys of their own (tmux, script, expect) work there, and fail under
+ * Landlock. TIOCSTI and TIOCLINUX stay refused on every terminal.
  *
  * The plan's ruleset is also built in the host (LocalSandbox, cached), so a ruleset the kernel
  * refuses is SANDBOX_UNAVAILABLE before anything starts; a start that fails anyway (a rule's path
@@ -51,7 +51,7 @@ import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
 import type { SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv } from './bubblewrap.js'
-import { rulesetArgs } from './landlock.js'
+import { rulesetArgsFor } from './confine-spec.js'
 import { type ConfinementPlan, initArgs } from './plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
@@ -130,7 +130,7 @@ function launcherArgs(plan: ConfinementPlan, spec: SubprocessTerminalSpawnSpec):
     graceMs: spec.graceMs,
     background: false,
     terminal: true,
-    ruleset: plan.ruleset === undefined ? [] : rulesetArgs(plan.ruleset),
+    ruleset: rulesetArgsFor(plan, undefined),
   })
   // The supervisor is the host's own child only under Landlock (bwrap stands between otherwise):
   // it refuses to start when its parent is already gone.

@@ -196,7 +196,9 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
     ? yes('seccomp inside refuses add_key, request_key and keyctl; /proc/keys and /proc/key-users read empty')
     : no('seccomp filters do not load: the host session keyring is reachable')
   c.terminals = seccomp
-    ? yes('a fresh /dev without host ptys; seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX')
+    ? yes(
+        'a fresh /dev with a /dev/pts of its own (no host pty reachable by path; own ptys and TIOCSCTTY on them work); seccomp refuses TIOCSTI and TIOCLINUX',
+      )
     : no('seccomp filters do not load: TIOCSTI into an inherited terminal is ungoverned')
   c.lifetime = facts.supervisor
     ? yes('the pid namespace ends with its init (cordon-exec) and bwrap dies with the host')

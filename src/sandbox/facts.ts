@@ -73,13 +73,26 @@ const NOT_A_PATH =
 type NamedPath = { path: string } | { candidates: string[] }
 
 /** The raw path tokens of a denial line. */
+/**
+ * Whether a bare name (no slash) stands where a path does: first in the line or right after a
+ * `:` (`bash: Makefile: Permission denied`), or named as a file in the phrase (`ld: cannot open
+ * output file hello: Permission denied`); not any other word of a phrase (`script: failed to
+ * create pseudo-terminal: Permission denied` names no file).
+ */
+function startsAField(line: string, m: RegExpMatchArray): boolean {
+  const before = line.slice(0, (m.index ?? 0) + m[0].indexOf(m[1]!)).trimEnd()
+  return (
+    before === '' || before.endsWith(':') || before.endsWith('(') || /\b(file|directory|folder|path)$/i.test(before)
+  )
+}
+
 function tokensOf(line: string): string[] {
   const found: string[] = []
   for (const style of QUOTED_STYLES) {
     for (const m of line.matchAll(style)) if (!MESSAGE.test(m[1]!)) found.push(m[1]!)
   }
-  for (const m of line.matchAll(BARE_BEFORE_COLON)) found.push(m[1]!)
-  for (const m of line.matchAll(BEFORE_CANNOT)) found.push(m[1]!)
+  for (const re of [BARE_BEFORE_COLON, BEFORE_CANNOT])
+    for (const m of line.matchAll(re)) if (m[1]!.includes('/') || startsAField(line, m)) found.push(m[1]!)
   return [...new Set(found)].filter((p) => (p.includes('/') || /^[\w.-]+$/.test(p)) && !NOT_A_PATH.test(p))
 }
 

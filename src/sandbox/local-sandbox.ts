@@ -244,7 +244,7 @@ export class LocalSandbox {
               confined,
               grants,
               host,
-              { setuid: isSetuid(choice.capability.executable) },
+              { setuid: isSetuid(choice.capability.executable), hostDevpts: statPath('/dev/pts')?.dev },
               {
                 viewEpoch: snapshot.epoch,
                 mounts: this.mountsFor(confined, snapshot, protectedSet, session, owner, grants),

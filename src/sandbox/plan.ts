@@ -66,6 +66,11 @@ export interface ConfinementPlan {
   writable: string[]
   /** The command's Landlock domain (landlock), or the write domain inside bwrap (bubblewrap). */
   ruleset: LandlockRulesetPlan | undefined
+  /**
+   * bubblewrap: the rule cordon-exec adds inside on the sandbox's own /dev/pts (a devpts that is
+   * not the host's, device `hostDev`), so tools that open ptys of their own work (tmux, script).
+   */
+  privateDevpts?: { allowed: number; hostDev: number } | undefined
   seccomp: { input: SeccompInput; program: Buffer | undefined }
   /** Namespaces the supervisor enters before it forks the command (landlock); `keys`: the launcher's masked /proc/keys. */
   namespaces: { ipc: boolean; net: boolean; user: boolean; keys?: boolean }
@@ -197,7 +202,7 @@ export function bubblewrapPlan(
   policy: SandboxPolicy,
   grants: SandboxGrants,
   host: PlanHost,
-  wrapper: { setuid: boolean },
+  wrapper: { setuid: boolean; hostDevpts?: number | undefined },
   layered?: {
     viewEpoch: number
     mounts: BubblewrapMounts
@@ -246,8 +251,14 @@ export function bubblewrapPlan(
     privatePid: true,
     privateIpc: true,
     privateNet: deny,
+    privateDevpts: true,
   }
   const program = host.seccomp ? seccompProgramFor(input) : undefined
+  // The write domain must let the command open ptys on its own /dev/pts (bwrap's --dev makes one).
+  const privateDevpts = ruleset && {
+    allowed: rightsFor(['read', 'write', 'ioctl-dev']) & ruleset.handledFs,
+    hostDev: wrapper.hostDevpts ?? 0,
+  }
   const account = bubblewrapAccount(
     {
       abi: host.abi,
@@ -278,6 +289,7 @@ export function bubblewrapPlan(
     tempDir: grants.tempDir,
     writable: writableOf(grants),
     ruleset,
+    privateDevpts,
     seccomp: { input, program },
     namespaces: { ipc: false, net: false, user: false },
     steps,

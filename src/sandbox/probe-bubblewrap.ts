@@ -27,7 +27,7 @@ import { helperLandlockAbi, portableHostCapabilities } from '../subprocess/porta
 import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'
-import { buildRuleset } from './landlock.js'
+import { buildRuleset, statPath } from './landlock.js'
 import { bubblewrapPlan } from './plan.js'
 import { accountsFor, landlockHost } from './probe-landlock.js'
 import { RulesetHandle } from './ruleset-cache.js'
@@ -42,6 +42,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
   '/dev/shm is private: each session gets its own /dev/shm (bound from its session dir), so POSIX shared memory works and the host one is unreachable',
+  'ptys are private: each run gets a /dev/pts of its own, so tools that allocate ptys (tmux, script, expect, Python pty) work and take them as controlling terminals; no host terminal is reachable by path',
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
   'protectedPaths are read-only only where they exist when the command starts (a missing hooks dir becomes an empty read-only one)',
   "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
@@ -236,7 +237,7 @@ async function canaryFor(
     })
     const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
     const grants = grantsFor(policy, { tempDir: scratch.allowed })
-    const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid })
+    const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid, hostDevpts: statPath('/dev/pts')?.dev })
     if (plan.ruleset && native) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
     const spec = bubblewrapSpec(
       {

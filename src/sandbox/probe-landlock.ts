@@ -46,7 +46,7 @@ export const LANDLOCK_LIMITATIONS: readonly string[] = [
   'without a private pid namespace the command sees host pids in /proc (and cannot act on them)',
   'network: deny gives a private network namespace where one can be made (root, or an unprivileged user namespace): INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only; elsewhere socket() is refused, loopback included',
   '/dev/shm is not writable (no private one without a mount namespace, and the host one is shared): POSIX semaphores fail (Python multiprocessing); a policy with sharedMemory: true prefers bubblewrap, which gives each session its own',
-  'tools that allocate their own ptys (tmux, script, expect) cannot open them: granting /dev/pts would reopen other terminals',
+  'tools that allocate their own ptys (tmux, script, expect, Python pty) cannot open them: granting /dev/pts would reopen other terminals; bubblewrap gives each run a /dev/pts of its own',
   '32-bit (i386/x32) syscalls are refused under confinement, so 32-bit binaries cannot run',
 ]
 

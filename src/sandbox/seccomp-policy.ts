@@ -5,7 +5,7 @@
  *
  * - always: io_uring (its operations bypass the filter); keyrings (`add_key`, `request_key`,
  *   `keyctl`: the host's session keyring is inherited otherwise); terminal injection and takeover
- *   (`TIOCSTI`, `TIOCSCTTY`, `TIOCLINUX`); leases (`F_SETLEASE` would stall the host's writers);
+ *   (`TIOCSTI`, `TIOCSCTTY` — but with a /dev/pts of its own, `TIOCLINUX`); leases (`F_SETLEASE` would stall the host's writers);
  *   `AF_VSOCK` (no network namespace isolates it).
  * - processes, without a private pid namespace: resource and scheduling control of other
  *   processes (Landlock's signal scope does not cover them) is allowed only on oneself: `pid == 0`
@@ -42,6 +42,12 @@ export interface SeccompInput {
   privateIpc: boolean
   /** A network namespace of its own (deny only): sockets reach only its loopback. */
   privateNet: boolean
+  /**
+   * A /dev/pts of its own (bubblewrap): no host terminal is reachable by path and none is
+   * inherited, so taking a controlling tty (TIOCSCTTY, as tmux, script and expect do on their
+   * own ptys) is allowed; injection (TIOCSTI) and console control stay refused.
+   */
+  privateDevpts?: boolean
 }
 
 /** The metadata family refused under `read-only`: mode, owner, times, extended attributes. */
@@ -152,7 +158,7 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
   if (input.mode === 'read-only') refuse(METADATA_SYSCALLS)
   rules.push({
     name: 'ioctl',
-    commands: Object.values(TERMINAL_IOCTLS),
+    commands: Object.values(TERMINAL_IOCTLS).filter((c) => !(input.privateDevpts && c === TERMINAL_IOCTLS.TIOCSCTTY)),
     ...(input.mode === 'read-only'
       ? { inodeFamilies: Object.values(INODE_IOCTL_FAMILIES), allowed: Object.values(INODE_IOCTL_ALLOWED) }
       : {}),

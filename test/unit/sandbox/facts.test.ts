@@ -23,6 +23,14 @@ describe('pathsInLine', () => {
     expect(pathsInLine('touch: Permission denied', '/w')).toEqual([])
   })
 
+  it('takes a bare name for a path only where a path stands, never a word of the message', () => {
+    expect(pathsInLine('bash: Makefile: Permission denied', '/w')).toEqual(['/w/Makefile'])
+    expect(pathsInLine('bash: line 1: out: Read-only file system', '/w')).toEqual(['/w/out'])
+    expect(pathsInLine('script: failed to create pseudo-terminal: Permission denied', '/w')).toEqual([])
+    expect(pathsInLine('/usr/bin/ld: cannot open output file hello: Permission denied', '/w')).toEqual(['/w/hello'])
+    expect(pathsInLine('tar: build: Cannot mkdir: Read-only file system', '/w')).toEqual(['/w/build'])
+  })
+
   it('names each path once, and normalises absolute ones', () => {
     expect(pathsInLine("rm: cannot remove '/etc//h/../h': Permission denied", '/w')).toEqual(['/etc/h'])
     expect(pathsInLine("ln: '/etc/h': Permission denied (at '/etc/h')", '/w')).toEqual(['/etc/h'])

@@ -179,6 +179,13 @@ describe('seccomp programs per class', () => {
         }
       })
 
+      it('terminals with a /dev/pts of their own (bubblewrap): TIOCSCTTY allowed, TIOCSTI and TIOCLINUX still refused', () => {
+        const own = { ...bwrap, privateDevpts: true }
+        expect(verdict(own, 'ioctl', [3n, BigInt(TERMINAL_IOCTLS.TIOCSCTTY)])).toBe(ALLOW)
+        expect(verdict(own, 'ioctl', [3n, BigInt(TERMINAL_IOCTLS.TIOCSTI)])).toBe(EPERM)
+        expect(verdict(own, 'ioctl', [3n, BigInt(TERMINAL_IOCTLS.TIOCLINUX)])).toBe(EPERM)
+      })
+
       it('inode ioctls: every write or no-direction ioctl of the families refused in read-only, queries and clones allowed', () => {
         const families = Object.values(INODE_IOCTL_FAMILIES)
         fc.assert(
