@@ -8,15 +8,19 @@
  *   node-pty        node-pty's spawn of /bin/true, unconfined, until its exit event
  *   cordon.plain    spawnTerminal of /bin/true, unconfined (danger-full-access: no sandbox asked)
  *   cordon.landlock confineTerminal(read-only) pinned to Landlock + spawnTerminal: cordon-exec
- *                   init --terminal builds the ruleset from its rules (each checked against its
- *                   inode), enters the plan's namespaces, forks /bin/true, which confines itself
+ *                   init --terminal inherits the host-built ruleset (handed over around
+ *                   node-pty's fork), enters the plan's namespaces, forks /bin/true, which
+ *                   confines itself
  *   cordon.bwrap    the same pinned to bubblewrap: bwrap, then cordon-exec init inside
  *                   (skipped when bubblewrap is unusable)
  *
  * Every peer waits for node-pty's exit event, so the pty's own teardown is in every number.
  * What confinement adds is mostly structural: a second exec (cordon-exec, then the program), a
- * fork, the ruleset built from ~40 rules, the namespaces and the seccomp load, and a second exit.
- * Measured here (2 cores shared, load 6-10): cordon.landlock 1.27-1.39x, cordon.bwrap 2.2-2.8x.
+ * fork, the namespaces and the seccomp load, and a second exit. Building the ruleset from its
+ * ~180 rules inside (the default hidden set's read view) cost ~1 ms a terminal: handing the
+ * host's over took cordon.landlock from 1.45-1.58x to 1.15-1.27x (2026-12-01, load 3-5).
+ * cordon.bwrap is ~13-17x as root: bwrap lays a shell over /etc to hide its shadow files (~130
+ * bind mounts, ~35 ms); a user who cannot read them gets no mount (src/sandbox/read-view.ts).
  *
  * Goal (issue 13): cordon.landlock ≤ 1.3× node-pty (the issue states it for spawn → first output;
  * /bin/true prints nothing, so this times spawn → exit, which includes the same start).

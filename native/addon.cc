@@ -523,17 +523,22 @@ napi_value CloseFd(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-// setCloexec(fd) -> 0 | -errno: marks a descriptor another library opened without close-on-exec
-// (node-pty's pty masters), so no later child of the host inherits it.
+// setCloexec(fd, on = true) -> 0 | -errno: marks a descriptor another library opened without
+// close-on-exec (node-pty's pty masters), so no later child of the host inherits it; `false` lets
+// the very next child inherit one (a terminal's ruleset, around node-pty's fork).
 napi_value SetCloexec(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value a[1];
+  size_t argc = 2;
+  napi_value a[2];
   NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
   int32_t fd = -1;
   if (argc < 1 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 3)
-    return throw_type(env, "setCloexec(fd >= 3)");
+    return throw_type(env, "setCloexec(fd >= 3, on?)");
+  bool on = true;
+  if (argc >= 2 && napi_get_value_bool(env, a[1], &on) != napi_ok)
+    return throw_type(env, "setCloexec(fd, on: boolean)");
   int flags = fcntl(fd, F_GETFD);
-  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) return make_int(env, -errno);
+  if (flags < 0 || fcntl(fd, F_SETFD, on ? (flags | FD_CLOEXEC) : (flags & ~FD_CLOEXEC)) != 0)
+    return make_int(env, -errno);
   return make_int(env, 0);
 }
 

@@ -364,6 +364,7 @@ export class LocalSandbox {
         if (plan) this.rulesetFor(plan)
         return plan
       },
+      rulesetOf: (plan: ConfinementPlan) => this.rulesetFor(plan),
     }
     return confineTerminal(planner, spec, policy)
   }
@@ -423,10 +424,13 @@ export class LocalSandbox {
       if (runAs.home) places.push(...hiddenPlacesFor(policy, { HOME: runAs.home }))
     }
     const writable = grants.writable.map((w) => w.path)
-    const key = JSON.stringify([places, writable])
+    const who = runAs
+      ? { uid: runAs.uid, gids: [runAs.gid] }
+      : { uid: process.getuid?.() ?? -1, gids: [process.getgid?.() ?? -1, ...(process.getgroups?.() ?? [])] }
+    const key = JSON.stringify([places, writable, who])
     let view = this.views.get(key)
     if (!view) {
-      view = new ReadView(places, writable)
+      view = new ReadView(places, writable, who)
       this.views.set(key, view)
     }
     return view

@@ -72,7 +72,7 @@ export interface NativeAddon {
   pidfdOpen(pid: number): number
   closeFd(fd: number): void
   /** Sets close-on-exec on a descriptor opened without it (node-pty's masters); 0 or -errno. */
-  setCloexec(fd: number): number
+  setCloexec(fd: number, on?: boolean): number
   socketPair(): [number, number] | number
   /** `n` pipes as [r0, w0, r1, w1, …], or -errno (nothing left open). */
   pipes(n: number): number[] | number

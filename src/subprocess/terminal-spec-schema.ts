@@ -40,6 +40,10 @@ const schemas = onDemand(() => {
         ),
       signal: z.instanceof(AbortSignal).optional(),
       launcher: z.boolean().optional(),
+      ruleset: z
+        .object({ fd: z.number().int().min(3), closed: z.boolean() })
+        .passthrough()
+        .optional(),
     })
     .strict()
 

@@ -53,7 +53,7 @@ import { constants as osConstants } from 'node:os'
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { InvalidRequestError, SpawnError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
-import { loadNative } from './native.js'
+import { loadNative, type NativeAddon } from './native.js'
 import { TERMINAL_PROC_REMEDY, TerminalCleanupError, TerminalUnavailableError } from './terminal-errors.js'
 import { inspectForeground } from './terminal-inspect.js'
 import { TerminalOutput } from './terminal-output.js'
@@ -205,6 +205,7 @@ export async function spawnLocalTerminal(
   if (spec.signal?.aborted) throw abortError('terminal allocation aborted', spec.signal)
   checkProgram(spec, env)
   const native = loadNative() // before the fork: a missing addon refuses the allocation
+  const handed = handOver(spec, native)
   hooks.beforeFork?.()
   let proc: PtyProcess
   try {
@@ -225,6 +226,9 @@ export async function spawnLocalTerminal(
       detail: 'node-pty could not fork a terminal',
       cause: error,
     })
+  } finally {
+    // node-pty forked synchronously: no other child of the host can have inherited it.
+    if (handed !== undefined) native.setCloexec(handed, true)
   }
   // node-pty opens masters without close-on-exec: every later child of the host (the next
   // terminal's program above all, which node-pty forks without closing anything) would hold this
@@ -233,6 +237,30 @@ export async function spawnLocalTerminal(
   const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
   hooks.afterFork?.(terminal)
   return terminal
+}
+
+/**
+ * Lets the next fork inherit the spec's ruleset (node-pty closes nothing): returns its fd, made
+ * inheritable until the fork is done. Refuses (stage landlock, EBADF) a ruleset its sandbox has
+ * closed since, or one the argv does not name: its number may be another descriptor's by now.
+ */
+function handOver(spec: SubprocessTerminalSpawnSpec, native: NativeAddon): number | undefined {
+  const ruleset = spec.ruleset
+  if (ruleset === undefined) return undefined
+  const named = spec.argv.some((a, i) => a === '--ruleset-fd' && spec.argv[i + 1] === String(ruleset.fd))
+  if (ruleset.closed || !named) {
+    throw new SpawnError({
+      stage: 'landlock',
+      errno: 9, // EBADF
+      detail: ruleset.closed
+        ? "the terminal's Landlock ruleset was closed by its sandbox (disposed): nothing was run"
+        : "the terminal's argv does not name its ruleset's descriptor",
+    })
+  }
+  const rc = native.setCloexec(ruleset.fd, false)
+  if (rc !== 0)
+    throw new SpawnError({ stage: 'landlock', errno: -rc, detail: "the terminal's ruleset cannot be handed over" })
+  return ruleset.fd
 }
 
 /** One live terminal session; see SubprocessTerminalHandle for the contract of each member. */

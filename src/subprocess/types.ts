@@ -238,6 +238,11 @@ export interface SubprocessTerminalSpawnSpec {
    * {@link SubprocessTerminalForeground.programGroup}); without it the program is the leader.
    */
   launcher?: boolean | undefined
+  /**
+   * cordon: a Landlock ruleset the launcher inherits as a descriptor (its argv names it with
+   * `--ruleset-fd`), set by `confineTerminal`; the runtime lets only node-pty's fork inherit it.
+   */
+  ruleset?: RulesetReference | undefined
 }
 
 /** node-pty's disposable shape: what {@link SubprocessTerminalHandle.onData} returns. */

@@ -105,7 +105,7 @@ describe('confineTerminal at the boundary (no pty needed)', () => {
 })
 
 await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
-  it('the spec: cordon-exec init --terminal with the plan on argv, the session TMPDIR, launcher set', () => {
+  it('the spec: cordon-exec init --terminal with the plan on argv (Landlock: its ruleset as a handed-over fd), the session TMPDIR, launcher set', () => {
     const root = scratchDir('cordon-cterm-spec')
     const c = sandbox().confineTerminal(termSpec(['bash', '-i'], root, { env: { FOO: 'bar' } }), {
       mode: 'workspace-write',
@@ -119,9 +119,20 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
     const init = argv.indexOf(helperPath()!)
     expect(init).toBeGreaterThanOrEqual(0)
     const launcher = argv.slice(init, argv.lastIndexOf('--'))
-    for (const flag of ['init', '--terminal', '--no-new-privs', '--drop-caps', '--landlock', '--rule', '--seccomp-hex'])
+    for (const flag of ['init', '--terminal', '--no-new-privs', '--drop-caps', '--seccomp-hex'])
       expect(launcher).toContain(flag)
     expect(launcher).not.toContain('--status-fd') // node-pty passes only the pty
+    if (backend === 'bubblewrap') {
+      // Rules, checked inside against their inodes, with the one on the sandbox's own /dev/pts.
+      for (const flag of ['--landlock', '--rule', '--rule-devpts']) expect(launcher).toContain(flag)
+      expect(c.spec.ruleset).toBeUndefined()
+    } else {
+      // The host-built ruleset, inherited by node-pty's fork alone (spawnTerminal hands it over).
+      expect(launcher).not.toContain('--rule')
+      const fd = c.spec.ruleset?.fd
+      expect(launcher[launcher.indexOf('--ruleset-fd') + 1]).toBe(String(fd))
+      expect(c.spec.ruleset?.closed).toBe(false)
+    }
     expect(argv.slice(argv.lastIndexOf('--') + 1)).toEqual([expect.stringMatching(/^\/.*\/bash$/), '-i'])
     if (backend === 'bubblewrap') {
       expect(argv[0]).toBe(sandbox().capabilities.backends.bubblewrap?.executable)
@@ -271,23 +282,48 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
     },
   )
 
-  it('a rule whose inode changed since planning: the program never runs, the terminal says why, exit 125', async () => {
-    const root = scratchDir('cordon-cterm-stale')
-    const c = sandbox().confineTerminal(termSpec(['sh', '-c', `touch ${root}/ran`], root), {
-      mode: 'workspace-write',
-      workspaceRoot: root,
+  // Landlock terminals get the host-built ruleset as a descriptor; bubblewrap's get rules on argv.
+  if (backend === 'landlock')
+    it('a handed-over ruleset that is closed, or that the argv does not name, runs nothing (SpawnError at landlock)', async () => {
+      const root = scratchDir('cordon-cterm-closed-ruleset')
+      const c = sandbox().confineTerminal(termSpec(['sh', '-c', `touch ${root}/ran`], root), {
+        mode: 'workspace-write',
+        workspaceRoot: root,
+      })
+      const fd = c.spec.ruleset!.fd
+      for (const spec of [
+        { ...c.spec, ruleset: { fd, closed: true } },
+        { ...c.spec, ruleset: { fd: fd + 1, closed: false } },
+      ]) {
+        const error = await runtime.spawnTerminal(spec).catch((e: unknown) => e)
+        expect(isSpawnError(error) && error.stage === 'landlock' && error.code === 'EBADF', String(error)).toBe(true)
+      }
+      expect(existsSync(join(root, 'ran'))).toBe(false)
+      // The control: as planned, it runs.
+      const t = await runtime.spawnTerminal(c.spec)
+      opened.push(t)
+      expect(await t.done).toEqual({ exitCode: 0, signal: null })
+      expect(existsSync(join(root, 'ran'))).toBe(true)
     })
-    const argv = [...c.spec.argv]
-    const rule = argv.findIndex((a, i) => argv[i - 1] === '--rule' && a.endsWith(`:${root}`))
-    expect(rule).toBeGreaterThan(0)
-    argv[rule] = argv[rule]!.replace(/:\d+:(\/.*)$/, ':999999999:$1') // another inode than the root's
-    const terminal = await runtime.spawnTerminal({ ...c.spec, argv })
-    opened.push(terminal)
-    const screen = new Screen(terminal)
-    expect(await terminal.done).toEqual({ exitCode: 125, signal: null })
-    expect(screen.text).toContain('cordon-exec: the command did not start (landlock: Stale file handle)')
-    expect(existsSync(join(root, 'ran'))).toBe(false)
-  })
+
+  if (backend === 'bubblewrap')
+    it('a rule whose inode changed since planning: the program never runs, the terminal says why, exit 125', async () => {
+      const root = scratchDir('cordon-cterm-stale')
+      const c = sandbox().confineTerminal(termSpec(['sh', '-c', `touch ${root}/ran`], root), {
+        mode: 'workspace-write',
+        workspaceRoot: root,
+      })
+      const argv = [...c.spec.argv]
+      const rule = argv.findIndex((a, i) => argv[i - 1] === '--rule' && a.endsWith(`:${root}`))
+      expect(rule).toBeGreaterThan(0)
+      argv[rule] = argv[rule]!.replace(/:\d+:(\/.*)$/, ':999999999:$1') // another inode than the root's
+      const terminal = await runtime.spawnTerminal({ ...c.spec, argv })
+      opened.push(terminal)
+      const screen = new Screen(terminal)
+      expect(await terminal.done).toEqual({ exitCode: 125, signal: null })
+      expect(screen.text).toContain('cordon-exec: the command did not start (landlock: Stale file handle)')
+      expect(existsSync(join(root, 'ran'))).toBe(false)
+    })
 
   it('terminate() tears down a confined session with a stopped job and a TERM/HUP-ignoring one; no survivor', async () => {
     const root = scratchDir('cordon-cterm-down')
