@@ -8,10 +8,10 @@ import path from 'node:path'
 import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/hidden-defaults.js'
-import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
 import { explainEnvScrub } from '../subprocess/env-explain.js'
 import { FS, NET, SCOPE } from '../sandbox/landlock.js'
-import { type ConfinedSpawn, LocalSandbox } from '../sandbox/local-sandbox.js'
+import { type ConfinedSpawn, LocalSandbox, seatbeltHiddenSet } from '../sandbox/local-sandbox.js'
 import type { ConfinementPlan } from '../sandbox/plan.js'
 import type { SyscallRule } from '../sandbox/seccomp.js'
 import { seccompRulesFor } from '../sandbox/seccomp-policy.js'
@@ -46,6 +46,8 @@ export function seatbeltReport(
     tempDir: options.tempDir,
     verified: options.verified,
     command: ['bash', '-c', '<command>'],
+    // What a run's plan denies besides the policy's own: the default hidden set, cordon's dir.
+    hiddenPaths: seatbeltHiddenSet(policy as SandboxPolicy),
   })
   const classes = Object.fromEntries(
     e.account.classes.filter((c) => c.promised).map((c) => [c.class, { governed: c.governed, how: c.reason }]),

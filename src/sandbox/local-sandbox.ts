@@ -228,11 +228,9 @@ export class LocalSandbox {
     if (choice.backend === 'seatbelt') {
       // Seatbelt denies by path: the default hidden set goes in as paths (what exists now, and
       // every exact place whether it exists or not), with cordon's private dir.
-      const exact = view.exactPlaces()
-      const hiddenPaths = [...new Set([...grants.hiddenPaths, ...snapshot.hidden, ...exact])]
       plan = seatbeltPlan(
         confined,
-        { ...grants, hiddenPaths },
+        { ...grants, hiddenPaths: seatbeltHidden(grants.hiddenPaths, view, snapshot) },
         { tempDir: session.tmp, verified: choice.capability.verified },
       )
     } else {
@@ -410,19 +408,7 @@ export class LocalSandbox {
 
   /** The read view for a policy's hidden places (/dev for Landlock, cordon's private dir, the policy's set). */
   private viewFor(policy: SandboxPolicy, runAs: RunAs | undefined, grants: SandboxGrants): ReadView {
-    const places: ViewPlace[] = [
-      DEV_CLOSED,
-      { name: 'cordon-private', path: privateParent(this.env) },
-      ...hiddenPlacesFor(policy, this.env),
-    ]
-    // HOME can say anything (even `/`): the password database's home is hidden too.
-    const home = passwdHome()
-    if (home !== undefined && home !== this.env.HOME) places.push(...hiddenPlacesFor(policy, { HOME: home }))
-    // A command run as the workspace owner reads what the owner may read: hide the owner's secrets too.
-    if (runAs) {
-      places.push({ name: 'cordon-private', path: privateParent(this.env, runAs) })
-      if (runAs.home) places.push(...hiddenPlacesFor(policy, { HOME: runAs.home }))
-    }
+    const places = viewPlaces(policy, this.env, runAs)
     const writable = grants.writable.map((w) => w.path)
     const who = runAs
       ? { uid: runAs.uid, gids: [runAs.gid] }
@@ -495,6 +481,43 @@ function isSetuid(executable: string | undefined): boolean {
 }
 
 /** What the accounts need to know about the hidden and protected paths of one plan. */
+/** The hidden places of a policy's read view: /dev (Landlock's), cordon's private dir, the policy's set. */
+function viewPlaces(policy: SandboxPolicy, env: NodeJS.ProcessEnv, runAs: RunAs | undefined): ViewPlace[] {
+  const places: ViewPlace[] = [
+    DEV_CLOSED,
+    { name: 'cordon-private', path: privateParent(env) },
+    ...hiddenPlacesFor(policy, env),
+  ]
+  // HOME can say anything (even `/`): the password database's home is hidden too.
+  const home = passwdHome()
+  if (home !== undefined && home !== env.HOME) places.push(...hiddenPlacesFor(policy, { HOME: home }))
+  // A command run as the workspace owner reads what the owner may read: hide the owner's secrets too.
+  if (runAs) {
+    places.push({ name: 'cordon-private', path: privateParent(env, runAs) })
+    if (runAs.home) places.push(...hiddenPlacesFor(policy, { HOME: runAs.home }))
+  }
+  return places
+}
+
+/** Seatbelt denies by path: the policy's own, what of the hidden set exists now, and every exact place. */
+function seatbeltHidden(own: readonly string[], view: ReadView, snapshot: ReadViewSnapshot): string[] {
+  return [...new Set([...own, ...snapshot.hidden, ...view.exactPlaces()])]
+}
+
+/**
+ * The paths a Seatbelt profile for `policy` denies besides the policy's own hiddenPaths (the
+ * default hidden set and cordon's private dir, expanded from `env`): what `cordon explain
+ * --backend seatbelt` renders with, so that it shows the profile a run would get.
+ */
+export function seatbeltHiddenSet(policy: SandboxPolicy, env: NodeJS.ProcessEnv = process.env): string[] {
+  const view = new ReadView(viewPlaces(policy, env, undefined))
+  try {
+    return seatbeltHidden([], view, view.current())
+  } finally {
+    view.close()
+  }
+}
+
 function shieldOf(
   placeCount: number,
   snapshot: ReadViewSnapshot,

@@ -3,10 +3,11 @@
 // any platform, unverified; `run --backend seatbelt` off macOS refuses and runs nothing.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { grantsFor } from '../../src/policy/grants.js'
+import { seatbeltHiddenSet } from '../../src/sandbox/local-sandbox.js'
 import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
 import { darwinCanonicalPath } from '../../src/sandbox/seatbelt-literal.js'
 import { scratchDir } from '../support/scratch.js'
@@ -74,8 +75,15 @@ describe('cordon explain --backend seatbelt (any platform)', () => {
     ) as { backend: string; verified: boolean; seatbelt: { profile: string } }
     expect(json).toMatchObject({ backend: 'seatbelt', verified: false })
     const policy = { mode, workspaceRoot: root, network }
-    const expected = renderSeatbeltProfile(grantsFor(policy, { tempDir: example }), { tempDir: example }).profile
+    // The run's own profile: the default hidden set and cordon's dir are denied by path too.
+    const hiddenPaths = seatbeltHiddenSet(policy, process.env)
+    expect(hiddenPaths).toContain(join(homedir(), '.aws'))
+    const expected = renderSeatbeltProfile(grantsFor(policy, { tempDir: example }), {
+      tempDir: example,
+      hiddenPaths,
+    }).profile
     expect(json.seatbelt.profile).toBe(expected)
+    expect(expected).toContain(`(require-not (subpath "${darwinCanonicalPath(join(homedir(), '.aws'))}"))`)
     expect(text.stdout).toContain(expected.trimEnd())
     expect(expected.includes(`(subpath "${darwinCanonicalPath(root)}")`)).toBe(mode === 'workspace-write')
   })
