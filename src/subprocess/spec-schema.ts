@@ -11,10 +11,31 @@ import type { SubprocessSpawnSpec } from './types.js'
 
 export { MAX_TIMER_DELAY_MS }
 
+/** The fields a pipe spawn and a terminal share (argv, cwd, env, graceMs, signal), built on first use. */
+export const processFieldsSchema = onDemand(() => {
+  const { z } = zod()
+  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  return {
+    argv: z
+      .array(noNul('argv entry'))
+      .min(1, 'argv must name a program')
+      .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
+    cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
+    env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+    graceMs: z
+      .number()
+      .refine(
+        (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
+        `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
+      ),
+    signal: z.instanceof(AbortSignal).optional(),
+  }
+})
+
 /** The spawn spec's zod schema, built on first use (the fast check passes the usual specs without it). */
 export const spawnSpecSchema = onDemand(() => {
   const { z } = zod()
-  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  const { argv, cwd, env, graceMs, signal } = processFieldsSchema()
   const byteCap = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
   const spillDir = z.string().regex(/^\//, 'must be an absolute path')
   const collect = z
@@ -25,11 +46,8 @@ export const spawnSpecSchema = onDemand(() => {
   /** The schema of a SubprocessSpawnSpec. */
   return z
     .object({
-      argv: z
-        .array(noNul('argv entry'))
-        .min(1, 'argv must name a program')
-        .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
-      cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
+      argv,
+      cwd,
       stdio: z
         .object({
           stdin: z.union([z.literal('ignore'), z.literal('pipe'), z.object({ data: z.string() }).strict()]),
@@ -37,14 +55,9 @@ export const spawnSpecSchema = onDemand(() => {
           stderr: output,
         })
         .strict(),
-      graceMs: z
-        .number()
-        .refine(
-          (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
-          `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
-        ),
-      signal: z.instanceof(AbortSignal).optional(),
-      env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+      graceMs,
+      signal,
+      env,
       environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
       confinement: z
         .object({

@@ -5,7 +5,7 @@
 import { constants as osConstants } from 'node:os'
 import { InvalidRequestError } from '../policy/errors.js'
 import { onDemand, zod } from '../policy/zod-on-demand.js'
-import { MAX_TIMER_DELAY_MS } from './spec-schema.js'
+import { processFieldsSchema } from './spec-schema.js'
 import type { SubprocessTerminalSpawnSpec } from './types.js'
 
 /** The largest terminal dimension: `struct winsize` holds unsigned shorts. */
@@ -14,7 +14,7 @@ export const MAX_TERMINAL_DIMENSION = 65_535
 /** The terminal request's schemas, built on first use. */
 const schemas = onDemand(() => {
   const { z } = zod()
-  const noNul = (what: string) => z.string().refine((s) => !s.includes('\0'), `${what} must not contain a NUL byte`)
+  const { argv, cwd, env, graceMs, signal } = processFieldsSchema()
   const dimension = (what: string) =>
     z
       .number()
@@ -24,21 +24,13 @@ const schemas = onDemand(() => {
 
   const spec = z
     .object({
-      argv: z
-        .array(noNul('argv entry'))
-        .min(1, 'argv must name a program')
-        .refine((a) => (a[0] ?? '') !== '', 'argv[0] must not be empty'),
-      cwd: noNul('cwd').refine((p) => p.startsWith('/'), 'cwd must be an absolute path'),
-      env: z.record(z.string(), z.union([z.string(), z.undefined()])).optional(),
+      argv,
+      cwd,
+      env,
       cols: dimension('cols'),
       rows: dimension('rows'),
-      graceMs: z
-        .number()
-        .refine(
-          (n) => Number.isFinite(n) && n > 0 && n <= MAX_TIMER_DELAY_MS,
-          `graceMs must be a positive finite number of ms, at most ${MAX_TIMER_DELAY_MS}`,
-        ),
-      signal: z.instanceof(AbortSignal).optional(),
+      graceMs,
+      signal,
       launcher: z.boolean().optional(),
       ruleset: z
         .object({ fd: z.number().int().min(3), closed: z.boolean() })
@@ -49,10 +41,10 @@ const schemas = onDemand(() => {
 
   const size = z.object({ cols: dimension('cols'), rows: dimension('rows') }).strict()
 
-  const signal = z
+  const signalName = z
     .string()
     .refine((s) => Object.hasOwn(osConstants.signals, s), 'signal must be a signal name such as SIGINT or SIGTSTP')
-  return { spec, size, signal }
+  return { spec, size, signal: signalName }
 })
 
 /** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
