@@ -6,13 +6,32 @@ import { readFileSync } from 'node:fs'
 import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
 
-/** `io` with stdin (default process.stdin) read only when asked: making process.stdin costs a run ~1 ms. */
+/**
+ * `io` with stdin (default process.stdin), each stream read only when asked: making the
+ * process's streams costs a run ~1 ms each, and a command that prints nothing needs none.
+ */
 function withStdin(io: CliIo): CliIo & { stdin: NonNullable<CliIo['stdin']> } {
-  if (io.stdin !== undefined) return io as CliIo & { stdin: NonNullable<CliIo['stdin']> }
   return {
-    ...io,
+    get stdout() {
+      return io.stdout
+    },
+    get stderr() {
+      return io.stderr
+    },
     get stdin() {
-      return process.stdin
+      return io.stdin ?? process.stdin
+    },
+  }
+}
+
+/** The process's own streams, made when first used. */
+function processIo(): CliIo {
+  return {
+    get stdout() {
+      return process.stdout
+    },
+    get stderr() {
+      return process.stderr
     },
   }
 }
@@ -64,10 +83,7 @@ export interface CliIo {
 }
 
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
-export async function main(
-  argv: string[],
-  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
-): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [verb, ...rest] = argv
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
   try {

@@ -95,13 +95,16 @@ export function commandOf(words: readonly string[]): string {
 /** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
 function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdout' | 'stderr') => void {
   const isTty = (s: unknown) => (s as { isTTY?: boolean }).isTTY === true
-  const filters = {
-    stdout: filter && isTty(io.stdout) ? new TerminalOutputFilter() : undefined,
-    stderr: filter && isTty(io.stderr) ? new TerminalOutputFilter() : undefined,
-  }
+  // Each stream (and its filter) is made on its first chunk: a command that prints nothing costs none.
+  const filters: Partial<Record<'stdout' | 'stderr', TerminalOutputFilter | null>> = {}
   return (chunk, stream) => {
-    const f = filters[stream]
-    ;(stream === 'stdout' ? io.stdout : io.stderr).write(f ? f.write(chunk) : chunk)
+    const out = stream === 'stdout' ? io.stdout : io.stderr
+    let f = filters[stream]
+    if (f === undefined) {
+      f = filter && isTty(out) ? new TerminalOutputFilter() : null
+      filters[stream] = f
+    }
+    out.write(f ? f.write(chunk) : chunk)
   }
 }
 
