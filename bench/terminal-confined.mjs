@@ -20,7 +20,7 @@
  * ~180 rules inside (the default hidden set's read view) cost ~1 ms a terminal: handing the
  * host's over took cordon.landlock from 1.45-1.58x to 1.15-1.27x (2026-12-01, load 3-5).
  * cordon.bwrap is ~13-17x as root: bwrap lays a shell over /etc to hide its shadow files (~130
- * bind mounts, ~35 ms); a user who cannot read them gets no mount (src/sandbox/read-view.ts).
+ * bind mounts, ~35 ms), whoever the user (see ARCHITECTURE.md, "The cost of a shell").
  *
  * Goal (issue 13): cordon.landlock ≤ 1.3× node-pty (the issue states it for spawn → first output;
  * /bin/true prints nothing, so this times spawn → exit, which includes the same start).

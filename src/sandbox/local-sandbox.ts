@@ -410,13 +410,10 @@ export class LocalSandbox {
   private viewFor(policy: SandboxPolicy, runAs: RunAs | undefined, grants: SandboxGrants): ReadView {
     const places = viewPlaces(policy, this.env, runAs)
     const writable = grants.writable.map((w) => w.path)
-    const who = runAs
-      ? { uid: runAs.uid, gids: [runAs.gid] }
-      : { uid: process.getuid?.() ?? -1, gids: [process.getgid?.() ?? -1, ...(process.getgroups?.() ?? [])] }
-    const key = JSON.stringify([places, writable, who])
+    const key = JSON.stringify([places, writable])
     let view = this.views.get(key)
     if (!view) {
-      view = new ReadView(places, writable, who)
+      view = new ReadView(places, writable)
       this.views.set(key, view)
     }
     return view

@@ -38,7 +38,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by the Landlock scopes inside); network: deny gives a private namespace with loopback only',
   'pathname unix sockets: /run, /var/run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and the SSH agent dir are masked by an empty tmpfs (allowUnixSockets binds sockets back); a host socket elsewhere stays reachable under network: inherit; under network: deny seccomp refuses socket(AF_UNIX)',
   'hiding is by path: a hard link or another mount of the same file system outside the hidden paths shows the content; pre-existing hard links inside a writable root to files outside it stay writable',
-  "a hidden path the command's user cannot read by its permissions gets no mount (its permissions hide it): a file the host puts there during the run with permissions that user can read shows; as root, hiding /etc's shadow files lays a shell of a bind per /etc entry (~35 ms a run here)",
+  "hiding a file in a large directory costs a bind mount per other entry (the shell over its parent): /etc's shadow files make every run ~35 ms slower here",
   'a repository the command creates itself (git init, git clone) is not protected: its hooks could run later unconfined',
   'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',

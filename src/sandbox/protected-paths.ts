@@ -11,7 +11,10 @@
  * and the same for checkouts nested up to two directories below a writable root. A `commondir`
  * file that does not exist cannot be mounted over (git refuses an empty one): it is a path that
  * must not appear, checked once the run's tree is gone (`mustNotAppear`). The dependencies the
- * cordon package loads (zod, node-gyp-build…) are protected with it.
+ * cordon package loads (zod, node-gyp-build, node-pty) are protected with it, and every place Node
+ * would look for one first (`node_modules/node-pty` in the workspace when node-pty is not
+ * installed) must not appear: that is checked when the run is over, so a host that loads the
+ * module while the run still goes could load a planted one.
  *
  * Mounts move with a renamed directory (`mv .git x && cp -a x .git` would shed a read-only bind
  * of `.git/hooks`), so bubblewrap also binds every directory between the writable root and a
@@ -141,7 +144,11 @@ export function protectedSetFor(
       }
     }
     candidates.push({ path: packageRoot, kind: 'dir', origin: 'cordon' })
-    for (const dep of dependencyDirs(packageRoot)) candidates.push({ path: dep, kind: 'dir', origin: 'cordon' })
+    const deps = dependencyPlaces(packageRoot)
+    for (const dep of deps.found) candidates.push({ path: dep, kind: 'dir', origin: 'cordon' })
+    // Where Node would look for a dependency before (or instead of) where it is: a module planted
+    // there (node-pty when it is not installed, say) would be what the next cordon loads.
+    mustNotAppear.push(...deps.before)
   }
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
@@ -245,8 +252,15 @@ function configReferences(config: string, workTree: string): ProtectedPath[] {
   return out
 }
 
-/** The package dirs of the cordon package's runtime dependencies, as Node would load them. */
-function dependencyDirs(packageRoot: string): string[] {
+/** The names Node tries for `require(dep)` in one node_modules dir: the dir, and the files first. */
+const MODULE_FORMS = ['', '.js', '.json', '.node']
+
+/**
+ * The cordon package's runtime dependencies as Node would load them (`found`: the dir each
+ * resolves to), and every place Node looks first (`before`: `node_modules/<dep>` and its file
+ * forms in each directory from the package up to where it is found, or to `/` when it is not).
+ */
+function dependencyPlaces(packageRoot: string): { found: string[]; before: string[] } {
   let deps: string[]
   try {
     const pkg = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
@@ -255,21 +269,25 @@ function dependencyDirs(packageRoot: string): string[] {
     }
     deps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]
   } catch {
-    return []
+    return { found: [], before: [] }
   }
-  const out: string[] = []
+  const found: string[] = []
+  const before: string[] = []
   for (const dep of deps) {
     // Node looks in node_modules of the package and of every directory above it.
     for (let dir = packageRoot; ; dir = path.dirname(dir)) {
       const candidate = path.join(dir, 'node_modules', dep)
+      // Node tries the file forms before the directory, at the level where it is found too.
+      for (const form of MODULE_FORMS.slice(1)) before.push(`${candidate}${form}`)
       if (lstat(candidate)?.isDirectory()) {
-        out.push(candidate)
+        found.push(candidate)
         break
       }
+      before.push(candidate)
       if (path.dirname(dir) === dir) break
     }
   }
-  return out
+  return { found, before }
 }
 
 /** Whether a protected set still describes the file system (each stamped path's inode unchanged). */

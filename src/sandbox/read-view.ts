@@ -124,7 +124,7 @@ function canonicalPlaces(places: readonly ViewPlace[]) {
 export function readEntries(
   places: readonly ViewPlace[],
   watch?: (dir: string) => void,
-  options: { writable?: readonly string[]; who?: Reader | undefined } = {},
+  options: { writable?: readonly string[] } = {},
 ): Omit<ReadViewSnapshot, 'epoch'> {
   const { closed, filters } = canonicalPlaces(places)
   // Every target and each of its ancestors: the directories the walk descends into.
@@ -168,7 +168,7 @@ export function readEntries(
   // asks, so they are worked out (listing the hidden places' parents) on first use only.
   let masks: { mounts: HiddenMount[]; hidden: string[] } | undefined
   const masked = () => {
-    masks ??= maskedPlaces(bwrapClosed, filters, options.writable ?? [], options.who)
+    masks ??= maskedPlaces(bwrapClosed, filters, options.writable ?? [])
     return masks
   }
   return {
@@ -188,7 +188,6 @@ function maskedPlaces(
   bwrapClosed: readonly string[],
   filters: ReadonlyMap<string, Filter>,
   writable: readonly string[],
-  who: Reader | undefined,
 ): { mounts: HiddenMount[]; hidden: string[] } {
   // bubblewrap: a mount laid over a file is detached when the host renames another file over
   // it (editors, passwd and git-credential-store write that way), and a place the host creates
@@ -205,9 +204,6 @@ function maskedPlaces(
   const hideIn = (p: string, st: fs.Stats) => {
     hidden.push(p)
     hiddenSet.add(p)
-    // What the command's user cannot read by its permissions needs no mount (nor a shell over its
-    // parent: ~130 bind mounts for /etc's shadow files, ~35 ms a run here).
-    if (who !== undefined && !readableBy(st, who)) return
     const parent = path.dirname(p)
     if (insideWritable(p) || parent === '/') mounts.push({ kind: st.isDirectory() ? 'dir' : 'file', path: p })
     else if (!shells.has(parent)) shells.set(parent, undefined)
@@ -264,23 +260,6 @@ function maskedPlaces(
   return { mounts, hidden: hidden.sort() }
 }
 
-/** The user a confined command runs as: its uid and every group it holds (its capabilities dropped). */
-export interface Reader {
-  uid: number
-  gids: readonly number[]
-}
-
-/**
- * Whether `who` can read what `st` describes by its mode bits alone (a confined command has no
- * capability to override them, root included): a file's read bit, a directory's search bit.
- */
-export function readableBy(st: fs.Stats, who: Reader): boolean {
-  const bits = st.uid === who.uid ? (st.mode >> 6) & 7 : who.gids.includes(st.gid) ? (st.mode >> 3) & 7 : st.mode & 7
-  if (st.isDirectory()) return (bits & 1) !== 0
-  if (st.isSymbolicLink()) return true
-  return (bits & 4) !== 0
-}
-
 function mtimeOf(dir: string): bigint | undefined {
   try {
     return fs.statSync(dir, { bigint: true }).mtimeNs
@@ -304,14 +283,10 @@ export class ReadView {
   /** Each watched directory's mtime when it was listed. */
   private stamps: Array<{ dir: string; mtime: bigint | undefined }> = []
 
-  /**
-   * `writable`: the policy's writable grants (inside them bubblewrap masks a hidden path itself,
-   * never its parent); `who`: the command's user, whose unreadable hidden paths need no mount.
-   */
+  /** `writable`: the policy's writable grants (inside them bubblewrap masks a hidden path itself, never its parent). */
   constructor(
     private readonly places: readonly ViewPlace[],
     private readonly writable: readonly string[] = [],
-    private readonly who?: Reader,
   ) {}
 
   /** The canonical paths of the places hidden whole (no `only`/`keep` globs), existing or not; /dev left out. */
@@ -349,7 +324,7 @@ export class ReadView {
         this.stamps.push({ dir, mtime: mtimeOf(dir) })
         if (watch) this.watch(dir)
       },
-      { writable: this.writable, who: this.who },
+      { writable: this.writable },
     )
     // Not a spread: that would work out the lazy mounts now.
     this.snapshot = Object.assign(view, { epoch })

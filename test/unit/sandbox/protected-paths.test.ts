@@ -92,6 +92,31 @@ describe('protectedSetFor', () => {
     expect(paths({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: ['ci'] })).toEqual(['dir:relative/ci'])
   })
 
+  it('its dependencies are protected where Node finds them, and every place Node would look first must not appear', () => {
+    // An installed copy whose zod is hoisted beside it and whose optional node-pty is not installed.
+    const project = path.join(base, 'deps-project')
+    const installed = path.join(project, 'node_modules', 'cordon')
+    fs.mkdirSync(path.join(project, 'node_modules', 'zod'), { recursive: true })
+    fs.mkdirSync(installed, { recursive: true })
+    fs.writeFileSync(
+      path.join(installed, 'package.json'),
+      JSON.stringify({ dependencies: { zod: '^4' }, optionalDependencies: { 'node-pty': '^1' } }),
+    )
+    const policy: SandboxPolicy = { mode: 'workspace-write', workspaceRoot: project }
+    const set = protectedSetFor(policy, grantsFor(policy, { tempDir: path.join(base, 'tmp') }), installed)
+    expect(set.paths).toContainEqual({ path: path.join(project, 'node_modules', 'zod'), kind: 'dir', origin: 'cordon' })
+    const appear = set.mustNotAppear ?? []
+    // Node tries <pkg>/node_modules/zod (and zod.js…) before the hoisted one, and zod.js before zod/.
+    for (const p of ['cordon/node_modules/zod', 'cordon/node_modules/zod.js', 'zod.js', 'zod.json'])
+      expect(appear).toContain(path.join(project, 'node_modules', p))
+    expect(appear).not.toContain(path.join(project, 'node_modules', 'zod'))
+    // node-pty is nowhere: each place in the project where it would be found must stay empty.
+    for (const p of ['node-pty', 'node-pty.js', 'node-pty.node', 'cordon/node_modules/node-pty'])
+      expect(appear).toContain(path.join(project, 'node_modules', p))
+    // Outside the writable root nothing is listed (it is read-only already).
+    expect(appear.every((p) => p.startsWith(`${project}/`))).toBe(true)
+  })
+
   it('notices a new .git or hooks dir (stale stamps)', () => {
     const root = path.join(base, 'later-repo')
     fs.mkdirSync(root)

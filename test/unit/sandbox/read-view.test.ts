@@ -35,33 +35,4 @@ describe('the read view', () => {
     expect(entries.filter((e) => e.path === '/')).toEqual([{ path: '/', rights: FS.READ_DIR, origin: 'read' }])
     expect(watched).toEqual(expect.arrayContaining(['/', home, path.join(home, '.ssh')]))
   })
-
-  it("lays no bubblewrap mount for what the command's user cannot read (the control: one who can gets the shell)", () => {
-    const dir = path.join(base, 'etc-like')
-    fs.mkdirSync(dir, { recursive: true })
-    for (const name of ['passwd', 'group', 'hosts']) fs.writeFileSync(path.join(dir, name), name)
-    const shadow = path.join(dir, 'shadow')
-    fs.writeFileSync(shadow, 'hashes')
-    fs.chownSync(shadow, 0, 42)
-    fs.chmodSync(shadow, 0o640)
-    const places = [{ name: 'shadow', path: dir, only: ['shadow'] }]
-    const nobody = readEntries(places, undefined, { who: { uid: 65534, gids: [65534] } })
-    expect(nobody.hidden).toEqual([shadow]) // hidden all the same: its permissions keep it closed
-    expect(nobody.mounts).toEqual([])
-    for (const who of [
-      { uid: 0, gids: [0] },
-      { uid: 1000, gids: [42] },
-    ]) {
-      const reader = readEntries(places, undefined, { who })
-      expect(reader.hidden).toEqual([shadow])
-      // A shell over the directory: an empty tmpfs, every other child bound back.
-      expect(reader.mounts[0]).toMatchObject({ kind: 'dir', path: dir })
-      expect(
-        reader.mounts
-          .slice(1)
-          .map((m) => `${m.kind} ${m.path}`)
-          .sort(),
-      ).toEqual(['group', 'hosts', 'passwd'].map((n) => `keep ${path.join(dir, n)}`))
-    }
-  })
 })
