@@ -9,7 +9,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+
+// Without esbuild (a build without devDependencies) the CLI still works, from dist/ (slower).
+let build
+try {
+  ;({ build } = await import('esbuild'))
+} catch (error) {
+  console.warn(`bundle-cli: esbuild is not available (${error.message}); the CLI runs from dist/ unbundled`)
+  process.exit(0)
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const out = join(root, 'dist/cli/cordon.bundle.cjs')

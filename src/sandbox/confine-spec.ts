@@ -109,6 +109,7 @@ export function bubblewrapSpec(
       backend: 'bubblewrap',
       mode: plan.policy.mode,
       ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
+      ...(plan.mounts?.protected.mustStay ? { mustStay: plan.mounts.protected.mustStay } : {}),
       steps: plan.wrapperSteps,
       // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
       wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },

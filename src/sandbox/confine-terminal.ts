@@ -4,9 +4,9 @@
  *
  * node-pty forks and execs from the host and passes nothing but the pty on 0..2 on purpose, so
  * the plan travels on argv: the command's steps (capabilities, no_new_privs, rlimits), its
- * namespaces and the seccomp program as hex. The Landlock ruleset: under Landlock the host-built
- * one, as `--ruleset-fd N` (node-pty closes nothing, so spawnTerminal lets its fork alone inherit
- * that descriptor: building ~180 rules per terminal cost ~1 ms); under bubblewrap as
+ * namespaces and the seccomp program as hex. The Landlock ruleset: under Landlock one the host
+ * builds for each spawn, as `--ruleset-fd N` (node-pty closes nothing, so spawnTerminal makes it
+ * inheritable around the fork; parsing and building ~180 rules inside cost ~1 ms); under bubblewrap as
  * `--landlock`/`--rule RIGHTS:DEV:INO:PATH` (cordon-exec builds it itself and refuses a path that
  * is no longer the inode planned for) with the rule on the sandbox's own /dev/pts. cordon-exec stays outside the domain as the session leader and a subreaper; it forks the
  * program into a process group of its own, makes that group the terminal's foreground, and the
@@ -51,7 +51,8 @@ import { mergeEnv, scrubbedParentEnv } from '../subprocess/env.js'
 import { helperPath } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
-import type { RulesetReference, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
+import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal.js'
+import type { HandedRuleset, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv } from './bubblewrap.js'
 import { rulesetArgsFor } from './confine-spec.js'
 import { type ConfinementPlan, initArgs } from './plan.js'
@@ -72,8 +73,8 @@ export interface ConfinedTerminal {
 /** What confineTerminal needs of a sandbox: its plans, their host-built rulesets, and what the probe found. */
 export interface TerminalPlanner {
   plan(policy: SandboxExecutionPolicy): ConfinementPlan | undefined
-  /** The plan's ruleset built in the host (cached), when there is one. */
-  rulesetOf?(plan: ConfinementPlan): RulesetReference | undefined
+  /** The plan's ruleset as a terminal inherits it (built anew per spawn), when the host can build one. */
+  rulesetOf?(plan: ConfinementPlan): HandedRuleset | undefined
   readonly capabilities: SandboxCapabilities
 }
 
@@ -92,8 +93,8 @@ export function confineTerminal(
   }
   // The plan's environment (package caches, the owner's HOME) under the caller's, TMPDIR over both.
   const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }
-  // Landlock: the host-built ruleset is handed over as an inherited descriptor (spawnTerminal lets
-  // node-pty's fork alone inherit it), so cordon-exec does not build ~180 rules per terminal.
+  // Landlock: a ruleset the host builds per spawn is handed over as an inherited descriptor
+  // (spawnTerminal), so cordon-exec does not parse and build ~180 rules per terminal.
   const handed = plan.backend === 'landlock' ? sandbox.rulesetOf?.(plan) : undefined
   const launcher = [helper, ...launcherArgs(plan, spec, handed), '--', programPath(spec, env), ...spec.argv.slice(1)]
   let argv: string[]
@@ -140,14 +141,14 @@ export function confineTerminal(
 function launcherArgs(
   plan: ConfinementPlan,
   spec: SubprocessTerminalSpawnSpec,
-  handed: RulesetReference | undefined,
+  handed: HandedRuleset | undefined,
 ): string[] {
   const args = initArgs(plan, {
     statusFd: undefined,
     graceMs: spec.graceMs,
     background: false,
     terminal: true,
-    ruleset: handed ? ['--ruleset-fd', String(handed.fd)] : rulesetArgsFor(plan, undefined),
+    ruleset: handed ? ['--ruleset-fd', RULESET_FD_PLACEHOLDER] : rulesetArgsFor(plan, undefined),
   })
   // The supervisor is the host's own child only under Landlock (bwrap stands between otherwise):
   // it refuses to start when its parent is already gone.

@@ -45,6 +45,8 @@ export interface ProtectedSet {
   stamps: Array<{ path: string; ino: number }>
   /** Paths inside writable roots that must not exist after the run (a planted `commondir` would redirect git). */
   mustNotAppear?: string[]
+  /** Symlinks inside writable roots that must point where they do after the run (npm's `.bin/cordon`). */
+  mustStay?: Array<{ path: string; target: string }>
 }
 
 /** The installed cordon package's root (works from `src/sandbox/` and `dist/sandbox/`). */
@@ -126,6 +128,7 @@ export function protectedSetFor(
   const roots = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path)
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
   const mustNotAppear: string[] = []
+  const mustStay: Array<{ path: string; target: string }> = []
   if (policy.protectedDefaults !== false) {
     for (const root of roots) {
       for (const checkout of checkoutsIn(root, stamp)) {
@@ -149,6 +152,11 @@ export function protectedSetFor(
     // Where Node would look for a dependency before (or instead of) where it is: a module planted
     // there (node-pty when it is not installed, say) would be what the next cordon loads.
     mustNotAppear.push(...deps.before)
+    // npm's link to the CLI beside the package (what `npx cordon` runs): not mountable (a mount
+    // lands on its target), so it is made again after the run if the run changed it.
+    const bin = path.join(path.dirname(packageRoot), '.bin', 'cordon')
+    // Stamped: a link the person reinstalls makes the set stale (never restored to the old target).
+    if (stamp(bin)?.isSymbolicLink()) mustStay.push({ path: bin, target: fs.readlinkSync(bin) })
   }
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
@@ -173,8 +181,16 @@ export function protectedSetFor(
     paths.map((p) => p.path),
     roots,
   )
-  const appear = mustNotAppear.filter((p) => roots.some((r) => within(p, r)))
-  return { paths, parents: parentList, stamps, ...(appear.length > 0 ? { mustNotAppear: appear } : {}) }
+  const inRoots = (p: string) => roots.some((r) => within(p, r))
+  const appear = mustNotAppear.filter(inRoots)
+  const stay = mustStay.filter((l) => inRoots(l.path))
+  return {
+    paths,
+    parents: parentList,
+    stamps,
+    ...(appear.length > 0 ? { mustNotAppear: appear } : {}),
+    ...(stay.length > 0 ? { mustStay: stay } : {}),
+  }
 }
 
 /** Directories never searched for nested checkouts (large, and never a project's own repository). */

@@ -10,7 +10,7 @@
  * Children start through a ChildSpawner: the native addon (the default), or node:child_process
  * on the portable path (portable-spawner.ts); everything else here is the same for both.
  */
-import { takeAwayAppeared } from './must-not-appear.js'
+import { restoreLinks, takeAwayAppeared } from './must-not-appear.js'
 import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import { isatty } from 'node:tty'
@@ -252,6 +252,7 @@ export class ManagedProcess implements SubprocessHandle {
   private readonly pendingSignals: number[] = []
   private readonly spawner: ChildSpawner
   private readonly mustNotAppear: readonly string[]
+  private readonly mustStay: ReadonlyArray<{ path: string; target: string }>
   private refused: string[] | undefined
 
   constructor(init: ManagedProcessInit) {
@@ -262,6 +263,7 @@ export class ManagedProcess implements SubprocessHandle {
     this.onTreeGone = init.onTreeGone
     this.spawner = init.spawner ?? NATIVE_SPAWNER
     this.mustNotAppear = spec.confinement?.mustNotAppear ?? []
+    this.mustStay = spec.confinement?.mustStay ?? []
     const confined = spec.confinement !== undefined
     const wiring = {
       stdout: wiringOf(spec.stdio.stdout, 1, confined),
@@ -592,7 +594,8 @@ export class ManagedProcess implements SubprocessHandle {
     if (this.treeGone) return
     this.treeGone = true
     // Only now, with nothing of the run left to recreate them.
-    if (this.mustNotAppear.length > 0) this.refused = takeAwayAppeared(this.mustNotAppear)
+    if (this.mustNotAppear.length > 0 || this.mustStay.length > 0)
+      this.refused = [...takeAwayAppeared(this.mustNotAppear), ...restoreLinks(this.mustStay)]
     if (this.killTimer) clearTimeout(this.killTimer)
     this.killTimer = undefined
     this.inner?.release()

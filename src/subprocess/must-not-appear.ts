@@ -2,7 +2,8 @@
  * Paths a confined run must not leave behind: a protected file no mount can hold because it does
  * not exist yet (git refuses an empty `commondir`, so nothing can be laid there in advance). Once
  * the run's whole tree is gone, each that appeared is moved aside to `<path>.cordon-refused-<ms>`
- * — kept for the person to see, never read by git — and reported as a denial.
+ * — kept for the person to see, never read by git — and reported as a denial. Symlinks that must
+ * stay (`node_modules/.bin/cordon`, what `npx cordon` runs) are made again where the run changed them.
  */
 import fs from 'node:fs'
 
@@ -21,6 +22,32 @@ export function takeAwayAppeared(paths: readonly string[]): string[] {
       fs.rmSync(p, { recursive: true, force: true })
     }
     out.push(p)
+  }
+  return out
+}
+
+/** The links of `links` that no longer point at their target, each moved aside and made again. */
+export function restoreLinks(links: ReadonlyArray<{ path: string; target: string }>): string[] {
+  const out: string[] = []
+  for (const { path, target } of links) {
+    let now: string | undefined
+    try {
+      now = fs.readlinkSync(path)
+    } catch {
+      now = undefined
+    }
+    if (now === target) continue
+    try {
+      fs.renameSync(path, `${path}.cordon-refused-${Date.now()}`)
+    } catch {
+      fs.rmSync(path, { recursive: true, force: true })
+    }
+    try {
+      fs.symlinkSync(target, path)
+    } catch {
+      // its directory is gone too: the next install makes it again
+    }
+    out.push(path)
   }
   return out
 }

@@ -18,8 +18,9 @@ const SPEC_KEYS = new Set([
   'supervise',
   'onOutput',
 ])
-const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper', 'mustNotAppear'])
+const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper', 'mustNotAppear', 'mustStay'])
 const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
+const LINK_KEYS = new Set(['path', 'target'])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) =>
@@ -51,6 +52,14 @@ function confinement(v: unknown): boolean {
   }
   const m = v.mustNotAppear
   if (m !== undefined && (!Array.isArray(m) || m.some((p) => typeof p !== 'string' || !p.startsWith('/')))) return false
+  const stay = v.mustStay
+  if (stay !== undefined) {
+    if (!Array.isArray(stay)) return false
+    for (const l of stay as unknown[]) {
+      if (!isObject(l) || !onlyKeys(l, LINK_KEYS) || !cleanString(l.path) || !l.path.startsWith('/')) return false
+      if (!cleanString(l.target) || l.target === '') return false
+    }
+  }
   const w = v.wrapper
   if (w !== undefined) {
     if (!isObject(w) || !onlyKeys(w, new Set(['ruleset']))) return false

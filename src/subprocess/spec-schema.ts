@@ -78,6 +78,23 @@ export const spawnSpecSchema = onDemand(() => {
             .strict()
             .optional(),
           mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
+          mustStay: z
+            .array(
+              z
+                .object({
+                  path: z
+                    .string()
+                    .regex(/^\//, 'must be an absolute path')
+                    .refine((p) => !p.includes('\0'), 'no NUL'),
+                  target: z
+                    .string()
+                    .min(1)
+                    .refine((t) => !t.includes('\0'), 'no NUL'),
+                })
+                .strict(),
+            )
+            .readonly()
+            .optional(),
         })
         .strict()
         .optional(),

@@ -32,10 +32,7 @@ const schemas = onDemand(() => {
       graceMs,
       signal,
       launcher: z.boolean().optional(),
-      ruleset: z
-        .object({ fd: z.number().int().min(3), closed: z.boolean() })
-        .passthrough()
-        .optional(),
+      ruleset: z.object({ closed: z.boolean(), fresh: z.function() }).passthrough().optional(),
     })
     .strict()
 

@@ -206,10 +206,11 @@ export async function spawnLocalTerminal(
   checkProgram(spec, env)
   const native = loadNative() // before the fork: a missing addon refuses the allocation
   const handed = handOver(spec, native)
+  const argv = handed?.argv ?? spec.argv
   hooks.beforeFork?.()
   let proc: PtyProcess
   try {
-    proc = pty.spawn(spec.argv[0]!, spec.argv.slice(1), {
+    proc = pty.spawn(argv[0]!, argv.slice(1), {
       name: env.TERM ?? DEFAULT_TERM,
       cols: spec.cols,
       rows: spec.rows,
@@ -227,8 +228,8 @@ export async function spawnLocalTerminal(
       cause: error,
     })
   } finally {
-    // node-pty forked synchronously: no other child of the host can have inherited it.
-    if (handed !== undefined) native.setCloexec(handed, true)
+    // node-pty forked synchronously: the launcher holds its copy now, the host needs none.
+    if (handed !== undefined) native.closeFd(handed.fd)
   }
   // node-pty opens masters without close-on-exec: every later child of the host (the next
   // terminal's program above all, which node-pty forks without closing anything) would hold this
@@ -239,28 +240,48 @@ export async function spawnLocalTerminal(
   return terminal
 }
 
+/** The argv word a confined terminal's `--ruleset-fd` carries until the spawn names the fd. */
+export const RULESET_FD_PLACEHOLDER = '@ruleset'
+
 /**
- * Lets the next fork inherit the spec's ruleset (node-pty closes nothing): returns its fd, made
- * inheritable until the fork is done. Refuses (stage landlock, EBADF) a ruleset its sandbox has
- * closed since, or one the argv does not name: its number may be another descriptor's by now.
+ * The spec's ruleset, built anew and made inheritable for the next fork (node-pty closes nothing),
+ * and the argv naming it. Refuses (stage landlock) a ruleset whose sandbox is disposed, or an argv
+ * that does not ask for it. Each spawn gets its own ruleset object: a descriptor another thread's
+ * child inherits in the same instant can reach no ruleset a later run uses.
  */
-function handOver(spec: SubprocessTerminalSpawnSpec, native: NativeAddon): number | undefined {
+function handOver(spec: SubprocessTerminalSpawnSpec, native: NativeAddon): { fd: number; argv: string[] } | undefined {
   const ruleset = spec.ruleset
   if (ruleset === undefined) return undefined
-  const named = spec.argv.some((a, i) => a === '--ruleset-fd' && spec.argv[i + 1] === String(ruleset.fd))
-  if (ruleset.closed || !named) {
+  const at = spec.argv.findIndex((a, i) => a === RULESET_FD_PLACEHOLDER && spec.argv[i - 1] === '--ruleset-fd')
+  if (ruleset.closed || at < 0) {
     throw new SpawnError({
       stage: 'landlock',
       errno: 9, // EBADF
       detail: ruleset.closed
-        ? "the terminal's Landlock ruleset was closed by its sandbox (disposed): nothing was run"
-        : "the terminal's argv does not name its ruleset's descriptor",
+        ? "the terminal's sandbox was disposed: nothing was run"
+        : "the terminal's argv does not ask for its ruleset",
     })
   }
-  const rc = native.setCloexec(ruleset.fd, false)
-  if (rc !== 0)
+  let fd: number
+  try {
+    fd = ruleset.fresh()
+  } catch (error) {
+    const errno = (error as { errno?: unknown }).errno
+    throw new SpawnError({
+      stage: 'landlock',
+      errno: typeof errno === 'number' ? errno : 22,
+      detail: "the terminal's ruleset could not be built",
+      cause: error,
+    })
+  }
+  const rc = native.setCloexec(fd, false)
+  if (rc !== 0) {
+    native.closeFd(fd)
     throw new SpawnError({ stage: 'landlock', errno: -rc, detail: "the terminal's ruleset cannot be handed over" })
-  return ruleset.fd
+  }
+  const argv = [...spec.argv]
+  argv[at] = String(fd)
+  return { fd, argv }
 }
 
 /** One live terminal session; see SubprocessTerminalHandle for the contract of each member. */

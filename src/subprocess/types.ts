@@ -103,6 +103,17 @@ export interface RulesetReference {
   readonly closed: boolean
 }
 
+/**
+ * A ruleset a terminal's launcher inherits: built anew for each spawn, so that a descriptor
+ * another process of the host inherits in the same instant reaches no ruleset a later run uses.
+ */
+export interface HandedRuleset {
+  /** Its sandbox was disposed: nothing may run with it. */
+  readonly closed: boolean
+  /** A new ruleset fd (close-on-exec) with the plan's rules; the caller owns and closes it. */
+  fresh(): number
+}
+
 /** The steps a confined command applies to itself before exec, in this order. */
 export interface ConfinementSteps {
   /** Resource limits (RLIMIT_CORE 0 and the policy's limits). */
@@ -138,6 +149,11 @@ export interface SubprocessConfinement {
   wrapper?: { ruleset?: RulesetReference | undefined } | undefined
   /** Paths that must not exist once the tree is gone: each that does is moved aside (`SubprocessHandle.refusedPaths`). */
   mustNotAppear?: readonly string[] | undefined
+  /**
+   * Symlinks that must point where they did once the tree is gone (`.bin/cordon`): each that does
+   * not is moved aside and made again (reported with `refusedPaths`).
+   */
+  mustStay?: ReadonlyArray<{ path: string; target: string }> | undefined
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */
@@ -239,10 +255,11 @@ export interface SubprocessTerminalSpawnSpec {
    */
   launcher?: boolean | undefined
   /**
-   * cordon: a Landlock ruleset the launcher inherits as a descriptor (its argv names it with
-   * `--ruleset-fd`), set by `confineTerminal`; the runtime lets only node-pty's fork inherit it.
+   * cordon: the Landlock ruleset the launcher inherits as a descriptor, set by `confineTerminal`
+   * (its argv says `--ruleset-fd @ruleset`): each spawn builds a fresh one, the only ruleset
+   * object its launcher ever sees, and lets node-pty's fork inherit it.
    */
-  ruleset?: RulesetReference | undefined
+  ruleset?: HandedRuleset | undefined
 }
 
 /** node-pty's disposable shape: what {@link SubprocessTerminalHandle.onData} returns. */

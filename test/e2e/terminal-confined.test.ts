@@ -2,7 +2,7 @@
 // real kernel (Landlock, seccomp) and real bwrap. Each confinement claim is an attack that fails
 // in the confined terminal and succeeds in a danger-full-access one through the same path.
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../../src/policy/errors.js'
@@ -127,11 +127,14 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
       for (const flag of ['--landlock', '--rule', '--rule-devpts']) expect(launcher).toContain(flag)
       expect(c.spec.ruleset).toBeUndefined()
     } else {
-      // The host-built ruleset, inherited by node-pty's fork alone (spawnTerminal hands it over).
+      // A ruleset the host builds per spawn, inherited by node-pty's fork (spawnTerminal names it).
       expect(launcher).not.toContain('--rule')
-      const fd = c.spec.ruleset?.fd
-      expect(launcher[launcher.indexOf('--ruleset-fd') + 1]).toBe(String(fd))
+      expect(launcher[launcher.indexOf('--ruleset-fd') + 1]).toBe('@ruleset')
       expect(c.spec.ruleset?.closed).toBe(false)
+      // Each call builds a new ruleset object: no two spawns (nor anything else) share one.
+      const [a, b] = [c.spec.ruleset!.fresh(), c.spec.ruleset!.fresh()]
+      expect(a).not.toBe(b)
+      for (const fd of [a, b]) closeSync(fd)
     }
     expect(argv.slice(argv.lastIndexOf('--') + 1)).toEqual([expect.stringMatching(/^\/.*\/bash$/), '-i'])
     if (backend === 'bubblewrap') {
@@ -284,16 +287,20 @@ await describeConfinedTerminals('confined terminals', (backend, sandbox) => {
 
   // Landlock terminals get the host-built ruleset as a descriptor; bubblewrap's get rules on argv.
   if (backend === 'landlock')
-    it('a handed-over ruleset that is closed, or that the argv does not name, runs nothing (SpawnError at landlock)', async () => {
+    it('a handed-over ruleset whose sandbox is disposed, that cannot be built, or that the argv does not ask for, runs nothing (SpawnError at landlock)', async () => {
       const root = scratchDir('cordon-cterm-closed-ruleset')
       const c = sandbox().confineTerminal(termSpec(['sh', '-c', `touch ${root}/ran`], root), {
         mode: 'workspace-write',
         workspaceRoot: root,
       })
-      const fd = c.spec.ruleset!.fd
+      const fresh = () => c.spec.ruleset!.fresh()
+      const failing = () => {
+        throw Object.assign(new Error('refused'), { errno: 9 })
+      }
       for (const spec of [
-        { ...c.spec, ruleset: { fd, closed: true } },
-        { ...c.spec, ruleset: { fd: fd + 1, closed: false } },
+        { ...c.spec, ruleset: { closed: true, fresh } },
+        { ...c.spec, ruleset: { closed: false, fresh: failing } },
+        { ...c.spec, argv: c.spec.argv.map((a) => (a === '@ruleset' ? '7' : a)) },
       ]) {
         const error = await runtime.spawnTerminal(spec).catch((e: unknown) => e)
         expect(isSpawnError(error) && error.stage === 'landlock' && error.code === 'EBADF', String(error)).toBe(true)
