@@ -92,3 +92,28 @@ export function certainlyValidSpec(spec: unknown): boolean {
   if (spec.onOutput !== undefined && typeof spec.onOutput !== 'function') return false
   return confinement(spec.confinement)
 }
+
+const TERMINAL_KEYS = new Set(['argv', 'cwd', 'env', 'cols', 'rows', 'graceMs', 'signal', 'launcher', 'ruleset'])
+const dimension = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65_535
+
+/** True only when the terminal `spec` is certainly valid; false means "ask the schema". */
+export function certainlyValidTerminalSpec(spec: unknown): boolean {
+  if (!isObject(spec) || !onlyKeys(spec, TERMINAL_KEYS)) return false
+  const { argv, cwd, graceMs, env, ruleset } = spec
+  if (!Array.isArray(argv) || argv.length === 0 || argv[0] === '' || !argv.every(cleanString)) return false
+  if (!cleanString(cwd) || !cwd.startsWith('/')) return false
+  if (!dimension(spec.cols) || !dimension(spec.rows)) return false
+  if (typeof graceMs !== 'number' || !(graceMs > 0 && graceMs <= MAX_TIMER_DELAY_MS)) return false
+  if (spec.signal !== undefined && !(spec.signal instanceof AbortSignal)) return false
+  if (env !== undefined) {
+    if (!isObject(env)) return false
+    for (const k in env) if (env[k] !== undefined && typeof env[k] !== 'string') return false
+  }
+  if (spec.launcher !== undefined && typeof spec.launcher !== 'boolean') return false
+  if (
+    ruleset !== undefined &&
+    !(isObject(ruleset) && typeof ruleset.closed === 'boolean' && typeof ruleset.fresh === 'function')
+  )
+    return false
+  return true
+}

@@ -1,10 +1,12 @@
 /**
  * The boundary check of a terminal request and of the handle's own arguments: zod schemas, one
- * InvalidRequestError listing every problem. Nothing is allocated for a request that fails here.
+ * InvalidRequestError listing every problem, after a hand check that passes the usual requests
+ * (spec-fast-check.ts). Nothing is allocated for a request that fails here.
  */
 import { constants as osConstants } from 'node:os'
 import { InvalidRequestError } from '../policy/errors.js'
 import { onDemand, zod } from '../policy/zod-on-demand.js'
+import { certainlyValidTerminalSpec } from './spec-fast-check.js'
 import { processFieldsSchema } from './spec-schema.js'
 import type { SubprocessTerminalSpawnSpec } from './types.js'
 
@@ -44,8 +46,12 @@ const schemas = onDemand(() => {
   return { spec, size, signal: signalName }
 })
 
+/** The terminal spec's zod schema (built on first use). */
+export const terminalSpecSchema = () => schemas().spec
+
 /** Returns the spec unchanged when valid; throws InvalidRequestError naming every bad field. */
 export function validateTerminalSpec(spec: SubprocessTerminalSpawnSpec): SubprocessTerminalSpawnSpec {
+  if (certainlyValidTerminalSpec(spec)) return spec
   const parsed = schemas().spec.safeParse(spec)
   if (!parsed.success) throw InvalidRequestError.fromZod(parsed.error, 'invalid terminal spec')
   return spec

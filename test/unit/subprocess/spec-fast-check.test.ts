@@ -2,7 +2,8 @@
 // unsure): random specs, valid and broken, from fast-check.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { certainlyValidSpec } from '../../../src/subprocess/spec-fast-check.js'
+import { certainlyValidSpec, certainlyValidTerminalSpec } from '../../../src/subprocess/spec-fast-check.js'
+import { terminalSpecSchema } from '../../../src/subprocess/terminal-spec-schema.js'
 import { spawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
 
 const anyValue = fc.oneof(
@@ -84,5 +85,47 @@ describe('certainlyValidSpec', () => {
     ).toBe(true)
     expect(certainlyValidSpec({ ...base, argv: ['a\0b'] })).toBe(false)
     expect(certainlyValidSpec({ ...base, bogus: 1 })).toBe(false)
+  })
+})
+
+const terminalSpec = fc.record(
+  {
+    argv: fc.oneof(fc.array(fc.string(), { maxLength: 3 }), fc.constant(['bash', '-i']), anyValue),
+    cwd: fc.oneof(fc.constant('/tmp'), fc.string(), anyValue),
+    cols: fc.oneof(fc.integer({ min: -1, max: 70_000 }), fc.double(), fc.constant(80), anyValue),
+    rows: fc.oneof(fc.integer({ min: -1, max: 70_000 }), fc.constant(24), anyValue),
+    graceMs: fc.oneof(fc.double(), fc.integer({ min: -5, max: 5000 }), fc.constant(1000), anyValue),
+    env: fc.oneof(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.constant(undefined), fc.integer())), anyValue),
+    launcher: anyValue,
+    ruleset: fc.oneof(
+      fc.constant({ closed: false, fresh: () => 3 }),
+      fc.record({
+        closed: anyValue,
+        fresh: fc.oneof(
+          fc.constant(() => 3),
+          anyValue,
+        ),
+      }),
+      anyValue,
+    ),
+    extra: anyValue,
+  },
+  { requiredKeys: [] },
+)
+
+describe('certainlyValidTerminalSpec', () => {
+  it('never accepts a terminal spec the schema refuses, and accepts the usual ones', () => {
+    fc.assert(
+      fc.property(terminalSpec, (s) => {
+        if (certainlyValidTerminalSpec(s))
+          expect(terminalSpecSchema().safeParse(s).success, JSON.stringify(s)).toBe(true)
+      }),
+      { numRuns: 3000 },
+    )
+    const usual = { argv: ['bash', '-i'], cwd: '/tmp', cols: 80, rows: 24, graceMs: 1000, env: { A: 'b' } }
+    expect(certainlyValidTerminalSpec(usual)).toBe(true)
+    expect(certainlyValidTerminalSpec({ ...usual, launcher: true, ruleset: { closed: false, fresh: () => 3 } })).toBe(
+      true,
+    )
   })
 })
