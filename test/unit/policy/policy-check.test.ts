@@ -6,18 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { isWellFormedPolicy, isWellFormedResolveInput } from '../../../src/policy/policy-check.js'
 import { resolvePolicyInputSchema } from '../../../src/policy/resolve.js'
 import { vocabularySchemas } from '../../../src/policy/vocabulary-schema.js'
+import { anyValueOf } from '../../support/arbitraries.js'
 
-const anyValue = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double(),
-  fc.string(),
-  fc.constant({}),
-  fc.constant([]),
-  fc.constant(Object.create(null)),
-)
+const anyValue = anyValueOf()
 const pathLike = fc.oneof(
   fc.constantFrom(
     '/',

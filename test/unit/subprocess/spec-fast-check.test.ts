@@ -5,20 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { certainlyValidSpec, certainlyValidTerminalSpec } from '../../../src/subprocess/spec-fast-check.js'
 import { terminalSpecSchema } from '../../../src/subprocess/terminal-spec-schema.js'
 import { spawnSpecSchema } from '../../../src/subprocess/spec-schema.js'
+import { anyValueOf } from '../../support/arbitraries.js'
 
-const anyValue = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double(),
-  fc.string(),
-  fc.constant('pipe'),
-  fc.constant('inherit'),
-  fc.constant('ignore'),
-  fc.constant({}),
-  fc.constant([]),
-)
+const anyValue = anyValueOf('pipe', 'inherit', 'ignore')
 const output = fc.oneof(
   fc.constant('pipe'),
   fc.constant('inherit'),
