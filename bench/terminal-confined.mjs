@@ -8,17 +8,18 @@
  *   node-pty        node-pty's spawn of /bin/true, unconfined, until its exit event
  *   cordon.plain    spawnTerminal of /bin/true, unconfined (danger-full-access: no sandbox asked)
  *   cordon.landlock confineTerminal(read-only) pinned to Landlock + spawnTerminal: cordon-exec
- *                   init --terminal inherits the host-built ruleset (handed over around
- *                   node-pty's fork), enters the plan's namespaces, forks /bin/true, which
- *                   confines itself
+ *                   init --terminal inherits a ruleset the host built for it (handed over
+ *                   around node-pty's fork), enters the plan's namespaces, forks /bin/true,
+ *                   which confines itself
  *   cordon.bwrap    the same pinned to bubblewrap: bwrap, then cordon-exec init inside
  *                   (skipped when bubblewrap is unusable)
  *
  * Every peer waits for node-pty's exit event, so the pty's own teardown is in every number.
  * What confinement adds is mostly structural: a second exec (cordon-exec, then the program), a
  * fork, the namespaces and the seccomp load, and a second exit. Building the ruleset from its
- * ~180 rules inside (the default hidden set's read view) cost ~1 ms a terminal: handing the
- * host's over took cordon.landlock from 1.45-1.58x to 1.15-1.27x (2026-12-01, load 3-5).
+ * ~180 rules inside (the default hidden set's read view) cost ~1 ms a terminal: handing a
+ * host-built one over (a new one per spawn, built ahead once the last terminal is done) took
+ * cordon.landlock from 1.45-1.58x to 1.16-1.27x (2026-12-01, load 2-5).
  * cordon.bwrap is ~13-17x as root: bwrap lays a shell over /etc to hide its shadow files (~130
  * bind mounts, ~35 ms), whoever the user (see ARCHITECTURE.md, "The cost of a shell").
  *

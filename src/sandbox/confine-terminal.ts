@@ -93,8 +93,8 @@ export function confineTerminal(
   }
   // The plan's environment (package caches, the owner's HOME) under the caller's, TMPDIR over both.
   const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }
-  // Landlock: a ruleset the host builds per spawn is handed over as an inherited descriptor
-  // (spawnTerminal), so cordon-exec does not parse and build ~180 rules per terminal.
+  // Landlock: a ruleset of the spawn's own (built ahead once the last terminal is done) is handed
+  // over as an inherited descriptor (spawnTerminal), so cordon-exec parses and builds no rules.
   const handed = plan.backend === 'landlock' ? sandbox.rulesetOf?.(plan) : undefined
   const launcher = [helper, ...launcherArgs(plan, spec, handed), '--', programPath(spec, env), ...spec.argv.slice(1)]
   let argv: string[]

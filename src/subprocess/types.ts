@@ -112,6 +112,8 @@ export interface HandedRuleset {
   readonly closed: boolean
   /** A new ruleset fd (close-on-exec) with the plan's rules; the caller owns and closes it. */
   fresh(): number
+  /** Builds the next spawn's ruleset ahead, once this spawn's terminal is done (off every start's path). */
+  prepareNext?(): void
 }
 
 /** The steps a confined command applies to itself before exec, in this order. */
