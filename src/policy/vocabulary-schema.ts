@@ -62,8 +62,6 @@ export const vocabularySchemas = onDemand(() => {
     })
     .strict()
   return {
-    absolutePath,
-    protectedPath,
     SandboxModeSchema,
     ConfinedSandboxModeSchema,
     SandboxEnforcementSchema: z.enum(SANDBOX_ENFORCEMENTS),

@@ -16,11 +16,7 @@ export function takeAwayAppeared(paths: readonly string[]): string[] {
     } catch {
       continue
     }
-    try {
-      fs.renameSync(p, `${p}.cordon-refused-${Date.now()}`)
-    } catch {
-      fs.rmSync(p, { recursive: true, force: true })
-    }
+    moveAside(p)
     out.push(p)
   }
   return out
@@ -37,11 +33,7 @@ export function restoreLinks(links: ReadonlyArray<{ path: string; target: string
       now = undefined
     }
     if (now === target) continue
-    try {
-      fs.renameSync(path, `${path}.cordon-refused-${Date.now()}`)
-    } catch {
-      fs.rmSync(path, { recursive: true, force: true })
-    }
+    if (now !== undefined || fs.existsSync(path)) moveAside(path)
     try {
       fs.symlinkSync(target, path)
     } catch {
@@ -50,4 +42,13 @@ export function restoreLinks(links: ReadonlyArray<{ path: string; target: string
     out.push(path)
   }
   return out
+}
+
+/** Moves `p` to `<p>.cordon-refused-<ms>` for the person to see (removed when it cannot be moved). */
+function moveAside(p: string): void {
+  try {
+    fs.renameSync(p, `${p}.cordon-refused-${Date.now()}`)
+  } catch {
+    fs.rmSync(p, { recursive: true, force: true })
+  }
 }
