@@ -282,8 +282,10 @@ export async function unconfinedLifetime(root: string): Promise<Record<string, L
     child.stdout.setEncoding('utf8').on('data', (t: string) => {
       printed += t
     })
-    // 'exit', not 'close': the writers hold the pipes open
+    // 'exit', not 'close': the writers hold the pipes open. The output may arrive after 'exit'.
     await new Promise((r) => child.once('exit', r))
+    for (let waited = 0; !printed.includes('started') && waited < 5000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20))
     out['run() resolved'] = await leftovers(leaver, printed.includes('started') ? Object.keys(leaver.markers) : [])
   }
   clean(root)
