@@ -110,9 +110,10 @@ describe('own ptys under bubblewrap', () => {
         '--',
         'bash',
         '-c',
-        'tmux -S "$TMPDIR/s" new-session -d "tty > \\$TMPDIR/o"; for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$TMPDIR/o" ] && break; sleep 0.2; done; cat "$TMPDIR/o"; tmux -S "$TMPDIR/s" kill-server 2>/dev/null; true',
+        // tmux runs the pane through $SHELL, else the account's shell (nologin for uid 65534).
+        'export SHELL=/bin/sh; tmux -S "$TMPDIR/s" new-session -d "tty > \\$TMPDIR/o"; for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$TMPDIR/o" ] && break; sleep 0.2; done; cat "$TMPDIR/o"; tmux -S "$TMPDIR/s" kill-server 2>/dev/null; true',
       ],
-      { cwd: root, encoding: 'utf8', timeout: 60_000 },
+      { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env.PATH } },
     )
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^\/dev\/pts\/\d+$/m)
