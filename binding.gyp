@@ -4,6 +4,7 @@
       "target_name": "cordon",
       "sources": [
         "native/addon.cc",
+        "native/pipe-reader.cc",
         "native/spawn.cc",
         "native/confine.cc",
         "native/landlock.cc",

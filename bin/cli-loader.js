@@ -22,7 +22,8 @@ function loadBundle(useCache) {
   try {
     // tsc rewrites main.js on every build: a bundle older than it would run stale code.
     if (fs.statSync(BUNDLE).mtimeMs < fs.statSync(MAIN).mtimeMs) return undefined
-    source = fs.readFileSync(BUNDLE, 'utf8')
+    // The bundle is ASCII (scripts/bundle-cli.mjs): latin1 reads it without decoding.
+    source = fs.readFileSync(BUNDLE, 'latin1')
   } catch {
     return undefined
   }

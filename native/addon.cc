@@ -21,6 +21,7 @@
 
 #include "fd-channel.h"
 #include "landlock.h"
+#include "pipe-reader.h"
 #include "spawn.h"
 
 #ifndef P_PIDFD
@@ -381,93 +382,6 @@ napi_value Watch(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
-// One descriptor whose bytes are read on the event loop as they come (a supervisor's status
-// pipe: two short lines, so a net.Socket would cost more than it carries).
-struct ReadWatch {
-  uv_poll_t poll;
-  int fd;
-  napi_env env;
-  napi_ref callback;
-  napi_async_context async_context;
-};
-
-void free_read_watch(ReadWatch* w) {
-  close(w->fd);
-  if (w->callback != nullptr) napi_delete_reference(w->env, w->callback);
-  if (w->async_context != nullptr) napi_async_destroy(w->env, w->async_context);
-  delete w;
-}
-
-void on_read_watch_closed(uv_handle_t* handle) {
-  free_read_watch(static_cast<ReadWatch*>(handle->data));
-}
-
-void on_fd_readable(uv_poll_t* handle, int status, int /*events*/) {
-  ReadWatch* w = static_cast<ReadWatch*>(handle->data);
-  char buf[512];
-  ssize_t n = -1;
-  if (status == 0) {
-    n = read(w->fd, buf, sizeof buf);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  }
-  napi_env env = w->env;
-  napi_handle_scope scope;
-  napi_open_handle_scope(env, &scope);
-  napi_value cb, recv, arg, result;
-  napi_get_reference_value(env, w->callback, &cb);
-  napi_get_global(env, &recv);
-  if (n > 0) {
-    napi_create_string_latin1(env, buf, static_cast<size_t>(n), &arg);
-  } else {
-    napi_get_null(env, &arg);  // EOF (or an error): nothing more will come
-  }
-  napi_make_callback(env, w->async_context, recv, cb, 1, &arg, &result);
-  napi_close_handle_scope(env, scope);
-  if (n <= 0) {
-    uv_poll_stop(handle);
-    uv_close(reinterpret_cast<uv_handle_t*>(handle), on_read_watch_closed);
-  }
-}
-
-// watchRead(fd, cb(text|null)): calls back with each chunk read from `fd` (latin1), then with null
-// at EOF; owns (and closes) the fd. Holds the event loop open while it waits.
-napi_value WatchRead(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value a[2];
-  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
-  int32_t fd = -1;
-  if (argc < 2 || napi_get_value_int32(env, a[0], &fd) != napi_ok || fd < 0)
-    return throw_type(env, "watchRead(fd, cb)");
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  uv_loop_t* loop = nullptr;
-  NAPI_OK(napi_get_uv_event_loop(env, &loop));
-  ReadWatch* w = new ReadWatch();
-  w->fd = fd;
-  w->env = env;
-  w->callback = nullptr;
-  w->async_context = nullptr;
-  napi_value name;
-  napi_create_string_utf8(env, "cordon:status", NAPI_AUTO_LENGTH, &name);
-  if (napi_create_reference(env, a[1], 1, &w->callback) != napi_ok ||
-      napi_async_init(env, nullptr, name, &w->async_context) != napi_ok) {
-    free_read_watch(w);
-    return throw_last(env);
-  }
-  w->poll.data = w;
-  int rc = uv_poll_init(loop, &w->poll, fd);
-  if (rc != 0) {
-    free_read_watch(w);
-    napi_throw_error(env, "CORDON_WATCH", uv_strerror(rc));
-    return nullptr;
-  }
-  rc = uv_poll_start(&w->poll, UV_READABLE | UV_DISCONNECT, on_fd_readable);
-  if (rc != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), on_read_watch_closed);
-    napi_throw_error(env, "CORDON_WATCH", uv_strerror(rc));
-  }
-  return nullptr;
-}
-
 // pipes(n) -> [r0, w0, r1, w1, ...] (O_CLOEXEC) | -errno: n pipes in one call (nothing left open on failure).
 napi_value Pipes(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -669,7 +583,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"setCloexec", nullptr, SetCloexec, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"socketPair", nullptr, SocketPair, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pipes", nullptr, Pipes, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"watchRead", nullptr, WatchRead, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"readPipe", nullptr, ReadPipe, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"stopPipe", nullptr, StopPipe, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"launcherSend", nullptr, LauncherSend, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"launcherReceive", nullptr, LauncherReceive, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"hostCapabilities", nullptr, HostCapabilities, nullptr, nullptr, nullptr, napi_default, nullptr},

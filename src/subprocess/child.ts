@@ -3,10 +3,12 @@
  * Node sockets, and its exit observed through a pidfd on the event loop. No defaults, no
  * collection, no tree policy: the runtime above owns those.
  */
-import { type OnReadOpts, Socket, type SocketConstructorOpts } from 'node:net'
+import type { Socket } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import { SpawnError, type SpawnStage } from '../policy/errors.js'
+import { net } from './lazy-builtins.js'
 import { loadNative, type NativeConfinementPlan, Slot, type SlotValue } from './native.js'
+import { NativePipe } from './native-pipe.js'
 import { findProgram, pathOf } from './program-path.js'
 
 /** Exit facts of the leader process in Node's `close`-event vocabulary. */
@@ -26,10 +28,10 @@ export interface ChildOptions {
   extra?: readonly SlotValue[] | undefined
   confinement?: NativeConfinementPlan | undefined
   /**
-   * Reused-buffer readers for stdout/stderr: the named stream's socket is created with
-   * Node's `onread` option, so each read lands in one recycled buffer and is handed to the
-   * callback as `(buf, n)` (bytes `[0, n)` are valid only during the call: copy what you
-   * keep). The socket then emits no 'data' events; 'end', 'close' and 'error' fire as usual.
+   * Reused-buffer readers for stdout/stderr: the named stream is read natively (a NativePipe,
+   * not a socket), each read landing in one recycled buffer handed to the callback as
+   * `(buf, n)` (bytes `[0, n)` are valid only during the call: copy what you keep). The pipe
+   * emits no 'data' events; 'end', 'close' and 'error' fire as a socket's would.
    */
   onread?: { stdout?: ChildReader | undefined; stderr?: ChildReader | undefined } | undefined
 }
@@ -37,12 +39,15 @@ export interface ChildOptions {
 /** Receives bytes `[0, n)` of `buf`, a buffer reused for the next read: copy what you keep. */
 export type ChildReader = (buf: Buffer, n: number) => void
 
-/** A started child; the host ends of its pipes are sockets the caller owns. */
+/** A child's output pipe as the host holds it: a socket, or read natively when it has a reader. */
+export type OutputPipe = Socket | NativePipe
+
+/** A started child; the host ends of its pipes are sockets (or native readers) the caller owns. */
 export interface Child {
   readonly pid: number
   readonly stdin: Socket | undefined
-  readonly stdout: Socket | undefined
-  readonly stderr: Socket | undefined
+  readonly stdout: OutputPipe | undefined
+  readonly stderr: OutputPipe | undefined
   /** Read ends of the extra pipes (fd 3, 4, …), undefined where the slot was not a pipe. */
   readonly extras: readonly (Socket | undefined)[]
   /** A launched run's supervisor status, line by line (read natively), then the end. */
@@ -73,34 +78,25 @@ export function signalNumber(signal: NodeJS.Signals | number): number {
 }
 
 /**
- * The one read buffer every reused-buffer reader shares. Safe to share: libuv reads into it
- * and Node calls that socket's callback synchronously before the loop performs any other
- * read, and callbacks must not keep a reference to it.
+ * The one read buffer every reused-buffer reader shares. Safe to share: each read lands in it
+ * and its reader is called synchronously before the loop performs any other read, and readers
+ * must not keep a reference to it.
  */
 let sharedReadBuffer: Buffer | undefined
 const READ_BUFFER_BYTES = 64 * 1024
 
 /** A Node socket over a host fd: readable for pipes the child writes, writable for its stdin. */
-export function socketFor(fd: number | null | undefined, readable: boolean, reader?: ChildReader): Socket | undefined {
+export function socketFor(fd: number | null | undefined, readable: boolean): Socket | undefined {
   if (fd === null || fd === undefined) return undefined
-  if (reader === undefined) return new Socket({ fd, readable, writable: !readable })
+  return new (net().Socket)({ fd, readable, writable: !readable })
+}
+
+/** The host end of an output pipe: read natively into the shared buffer when it has a reader, else a socket. */
+export function outputPipe(fd: number | null | undefined, reader?: ChildReader): OutputPipe | undefined {
+  if (fd === null || fd === undefined) return undefined
+  if (reader === undefined) return socketFor(fd, true)
   sharedReadBuffer ??= Buffer.allocUnsafeSlow(READ_BUFFER_BYTES)
-  const buffer = sharedReadBuffer
-  // Node documents and honours `onread` in the Socket constructor (verified on Node 20); the
-  // bundled @types only declare it on connect().
-  const opts: SocketConstructorOpts & { onread: OnReadOpts } = {
-    fd,
-    readable: true,
-    writable: false,
-    onread: {
-      buffer,
-      callback(n: number) {
-        reader(buffer, n)
-        return true
-      },
-    },
-  }
-  return new Socket(opts)
+  return new NativePipe(fd, sharedReadBuffer, reader)
 }
 
 /** The absolute program for `argv[0]` on the child's PATH, or a SpawnError at `exec`. */
@@ -161,8 +157,8 @@ export function startChild(options: ChildOptions): Child {
   const { pid, pidfd, fds } = result
   return childOf(pid, pidfd, true, {
     stdin: socketFor(fds[0], false),
-    stdout: socketFor(fds[1], true, options.onread?.stdout),
-    stderr: socketFor(fds[2], true, options.onread?.stderr),
+    stdout: outputPipe(fds[1], options.onread?.stdout),
+    stderr: outputPipe(fds[2], options.onread?.stderr),
     extras: (options.extra ?? []).map((slot, i) => (slot === Slot.Pipe ? socketFor(fds[3 + i], true) : undefined)),
   })
 }

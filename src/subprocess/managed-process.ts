@@ -13,7 +13,6 @@
 import { restoreLinks, takeAwayAppeared } from './must-not-appear.js'
 import { fstatSync, statSync } from 'node:fs'
 import type { Socket } from 'node:net'
-import { isatty } from 'node:tty'
 import { isSpawnError, SpawnError, type SpawnStage } from '../policy/errors.js'
 import {
   type Child,
@@ -21,6 +20,8 @@ import {
   type ChildOptions,
   type ChildReader,
   childOf,
+  type OutputPipe,
+  outputPipe,
   programOf,
   signalName,
   signalNumber,
@@ -30,7 +31,9 @@ import {
 import { OutputCollector } from './collect.js'
 import { type LaunchKind, launchKindOf, nativePlanOf, openRuleset } from './launch-kind.js'
 import { launch } from './launcher.js'
+import { tty } from './lazy-builtins.js'
 import { loadNative, Slot, type SlotValue } from './native.js'
+import { NativePipe } from './native-pipe.js'
 import { groupAlive } from './process-group.js'
 import type {
   SubprocessCollect,
@@ -130,7 +133,7 @@ let devNullRdev: number | undefined
 function safeToInherit(fd: number): boolean {
   try {
     const st = fstatSync(fd)
-    if (st.isFIFO() || isatty(fd)) return true
+    if (st.isFIFO() || tty().isatty(fd)) return true
     devNullRdev ??= statSync('/dev/null').rdev
     return st.isCharacterDevice() && st.rdev === devNullRdev
   } catch {
@@ -157,8 +160,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/** The socket a pipe without a reader is (a NativePipe here is a wiring mistake). */
+function asSocket(pipe: OutputPipe | undefined): Socket | undefined {
+  if (pipe instanceof NativePipe) throw new Error('unreachable: a stream read natively was asked for as a socket')
+  return pipe
+}
+
 /** Resolves when `socket` closes or `ms` passes, whichever is first (true when it closed). */
-function closedWithin(socket: Socket, ms: number): Promise<boolean> {
+function closedWithin(socket: OutputPipe, ms: number): Promise<boolean> {
   if (socket.closed) return Promise.resolve(true)
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), ms)
@@ -194,9 +203,10 @@ export function parseStatusLine(line: string): StatusLine {
 /** Calls `onLine` for each complete line the fd carries (read natively), then `onEnd` at EOF. */
 function nativeLines(fd: number, onLine: (line: string) => void, onEnd: () => void): void {
   let text = ''
-  loadNative().watchRead(fd, (chunk) => {
-    if (chunk === null) return onEnd()
-    text += chunk
+  const buffer = Buffer.allocUnsafe(512)
+  loadNative().readPipe(fd, buffer, (n) => {
+    if (n <= 0) return onEnd()
+    text += buffer.toString('latin1', 0, n)
     for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
       onLine(text.slice(0, nl))
       text = text.slice(nl + 1)
@@ -319,22 +329,23 @@ export class ManagedProcess implements SubprocessHandle {
     stdinSocket?.on('error', () => {})
     if (typeof spec.stdio.stdin === 'object') stdinSocket?.end(spec.stdio.stdin.data)
     this.stdin = spec.stdio.stdin === 'pipe' ? stdinSocket : undefined
-    const drained: Socket[] = []
+    const drained: OutputPipe[] = []
     for (const stream of ['stdout', 'stderr'] as const) {
-      const socket = child[stream]
-      if (!socket) continue
+      const pipe = child[stream]
+      if (!pipe) continue
       if (wiring[stream] === 'collect') {
         // Data arrives through the reader given at start (no 'data' events).
-        socket.on('error', () => {})
-        drained.push(socket)
+        pipe.on('error', () => {})
+        drained.push(pipe)
       } else if (wiring[stream] === 'relay') {
-        socket.on('error', () => {})
-        socket.pipe(stream === 'stdout' ? process.stdout : process.stderr, { end: false })
-        drained.push(socket)
+        pipe.on('error', () => {})
+        asSocket(pipe)?.pipe(stream === 'stdout' ? process.stdout : process.stderr, { end: false })
+        drained.push(pipe)
       }
     }
-    this.stdout = wiring.stdout === 'pipe' ? child.stdout : undefined
-    this.stderr = wiring.stderr === 'pipe' ? child.stderr : undefined
+    // Only a collected stream has a reader: the others are sockets.
+    this.stdout = wiring.stdout === 'pipe' ? asSocket(child.stdout) : undefined
+    this.stderr = wiring.stderr === 'pipe' ? asSocket(child.stderr) : undefined
 
     if (this.kind === 'direct') {
       this.leaderExit = child.exit
@@ -497,8 +508,8 @@ export class ManagedProcess implements SubprocessHandle {
           if (err) native.closeFd(err[1])
           sockets = {
             stdin: stdin && socketFor(stdin[1], false),
-            stdout: out && socketFor(out[0], true, readers.stdout),
-            stderr: err && socketFor(err[0], true, readers.stderr),
+            stdout: out && outputPipe(out[0], readers.stdout),
+            stderr: err && outputPipe(err[0], readers.stderr),
             extras: [],
           }
         },

@@ -76,8 +76,13 @@ export interface NativeAddon {
   socketPair(): [number, number] | number
   /** `n` pipes as [r0, w0, r1, w1, …], or -errno (nothing left open). */
   pipes(n: number): number[] | number
-  /** Calls back with each chunk read from `fd` (latin1), then with null at EOF; owns the fd. */
-  watchRead(fd: number, onChunk: (text: string | null) => void): void
+  /**
+   * Reads `fd` into `buffer` as it becomes readable: onRead(n) with each read's length (bytes
+   * [0, n) valid during the call), then once with 0 at EOF or -errno; owns the fd. Returns an id.
+   */
+  readPipe(fd: number, buffer: Buffer, onRead: (n: number) => void): number
+  /** Stops a readPipe reader and closes its fd; no callback follows (a finished id is ignored). */
+  stopPipe(id: number): void
   launcherSend(controlFd: number, request: Buffer, fds: readonly number[]): number
   launcherReceive(controlFd: number, replySize: number, timeoutMs: number): NativeLauncherReply | number
   hostCapabilities(): { setpcap: boolean; capLast: number }

@@ -4,6 +4,8 @@
  * stderr and the exit, and waiting until the whole tree is gone.
  */
 import type { Socket } from 'node:net'
+import type { OutputPipe } from '../../src/subprocess/child.js'
+import { NativePipe } from '../../src/subprocess/native-pipe.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 
@@ -16,7 +18,9 @@ export interface RunResult {
 }
 
 /** Everything a socket yields until it closes, as UTF-8. */
-export function read(socket: Socket | undefined): Promise<string> {
+export function read(socket: Socket | OutputPipe | undefined): Promise<string> {
+  // A pipe with a reader (a NativePipe) emits no 'data': only sockets are read here.
+  if (socket instanceof NativePipe) throw new Error('read(): this pipe was given a reader')
   return new Promise((resolve, reject) => {
     if (!socket) return resolve('')
     const chunks: Buffer[] = []
