@@ -497,16 +497,19 @@ export class LocalSandbox {
 const SMALL_TREE_ENTRIES = 64
 
 /**
- * Whether `dir` is gone after removing it synchronously, entry by entry (links unlinked, never
- * followed), spending at most `budget.left` entries; false leaves the rest to the recursive removal.
+ * Whether the session dir `dir` is gone after removing it synchronously: its own subdirs (tmp,
+ * spill, shm: a command cannot replace them, their parent is not writable to it) and the files
+ * and links in them (unlinked, never followed), at most `budget.left` entries. A directory a
+ * command made inside them is left, with the rest, to the recursive removal (false): descending
+ * into it by path could follow a link swapped in meanwhile.
  */
-function removedSmallTree(dir: string, budget: { left: number }): boolean {
+function removedSmallTree(dir: string, budget: { left: number }, depth = 0): boolean {
   try {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       if (--budget.left < 0) return false
       const full = path.join(dir, entry.name)
       if (entry.isDirectory()) {
-        if (!removedSmallTree(full, budget)) return false
+        if (depth > 0 || !removedSmallTree(full, budget, depth + 1)) return false
       } else fs.unlinkSync(full)
     }
     fs.rmdirSync(dir)

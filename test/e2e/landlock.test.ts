@@ -147,6 +147,33 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     expect(() => own.confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir })).toThrow(/dispose/)
   })
 
+  it('dispose removes what a command left in its temp dir (files, nested dirs, links out) and follows no link', async () => {
+    const dir = workDir()
+    const outside = workDir()
+    fs.writeFileSync(path.join(outside, 'keep'), 'host file\n')
+    for (const nested of [false, true]) {
+      const own = await LocalSandbox.create({ backends: ['landlock'] })
+      const c = own.confine(
+        sh(
+          // Links to the outside dir and file, flat and (second pass) inside a nested dir too.
+          `cd "$TMPDIR" && echo x > f && ln -s ${outside} dirlink && ln -s ${outside}/keep filelink${
+            nested ? ` && mkdir -p a/b && ln -s ${outside} a/b/dirlink && ln -s ${outside}/keep a/filelink` : ''
+          }`,
+          dir,
+        ),
+        { mode: 'workspace-write', workspaceRoot: dir, sessionId: `left-${nested}` },
+      )
+      const r = await runSpec(c.spec)
+      expect(r.exitCode, r.stderr).toBe(0)
+      // Control: the links reach the host's file from the temp dir.
+      expect(fs.readFileSync(path.join(c.tempDir!, 'filelink'), 'utf8')).toBe('host file\n')
+      await own.dispose()
+      expect(fs.existsSync(path.dirname(c.tempDir!))).toBe(false)
+      expect(fs.readdirSync(outside)).toEqual(['keep'])
+      expect(fs.readFileSync(path.join(outside, 'keep'), 'utf8')).toBe('host file\n')
+    }
+  })
+
   it('danger-full-access never asks a backend and strips any confinement', () => {
     const dir = workDir()
     const spec = {
