@@ -5,6 +5,7 @@
       "sources": [
         "native/addon.cc",
         "native/pipe-reader.cc",
+        "native/remove-tree.cc",
         "native/spawn.cc",
         "native/confine.cc",
         "native/landlock.cc",

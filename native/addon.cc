@@ -22,6 +22,7 @@
 #include "fd-channel.h"
 #include "landlock.h"
 #include "pipe-reader.h"
+#include "remove-tree.h"
 #include "spawn.h"
 
 #ifndef P_PIDFD
@@ -585,6 +586,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"pipes", nullptr, Pipes, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"readPipe", nullptr, ReadPipe, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stopPipe", nullptr, StopPipe, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"removeTree", nullptr, RemoveTree, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"removeTreeSync", nullptr, RemoveTreeSync, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"launcherSend", nullptr, LauncherSend, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"launcherReceive", nullptr, LauncherReceive, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"hostCapabilities", nullptr, HostCapabilities, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -26,6 +26,7 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
+import { removeTree } from '../subprocess/remove-tree.js'
 import {
   createSessionDirs,
   privateEmptyFile,
@@ -483,13 +484,10 @@ export class LocalSandbox {
     const dirs = [...this.sessions.values()].map((d) => d.dir)
     this.sessions.clear()
     // Most session dirs hold a few entries: removed at once, without the thread pool (the
-    // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees asynchronously;
-    // fs.rm, not fs.promises.rm: loading fs/promises (and readline with it) costs ~1 ms.
-    await Promise.all(
-      dirs
-        .filter((d) => !removedSmallTree(d, { left: SMALL_TREE_ENTRIES }))
-        .map((d) => new Promise<void>((done) => fs.rm(d, { recursive: true, force: true }, () => done()))),
-    )
+    // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees on the thread pool,
+    // never following a link: a command still running (a job the host did not wait for) may
+    // swap one in for a directory (subprocess/remove-tree.ts).
+    await Promise.all(dirs.filter((d) => !removedSmallTree(d, { left: SMALL_TREE_ENTRIES })).map((d) => removeTree(d)))
   }
 }
 

@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import { removeTreeSync } from '../subprocess/remove-tree.js'
 import { uniqueSuffix } from '../subprocess/unique-name.js'
 
 /** One failed command: the shell's working directory and the command's text. */
@@ -72,11 +73,8 @@ export function readFailureLog(log: string | undefined): FailedCommand[] {
     try {
       fs.unlinkSync(log)
     } catch {
-      try {
-        fs.rmSync(log, { force: true, recursive: true })
-      } catch {
-        // left for the session dir's removal
-      }
+      // A job of the same session may still be changing it: removed without following a link.
+      removeTreeSync(log)
     }
   }
   const out: FailedCommand[] = []

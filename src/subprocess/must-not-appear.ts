@@ -6,6 +6,7 @@
  * stay (`node_modules/.bin/cordon`, what `npx cordon` runs) are made again where the run changed them.
  */
 import fs from 'node:fs'
+import { removeTreeSync } from './remove-tree.js'
 
 /** The paths of `paths` that exist now, each moved aside (or removed when it cannot be). */
 export function takeAwayAppeared(paths: readonly string[]): string[] {
@@ -49,6 +50,7 @@ function moveAside(p: string): void {
   try {
     fs.renameSync(p, `${p}.cordon-refused-${Date.now()}`)
   } catch {
-    fs.rmSync(p, { recursive: true, force: true })
+    // A confined job still running may be changing it: removed without following a link.
+    removeTreeSync(p)
   }
 }

@@ -83,6 +83,13 @@ export interface NativeAddon {
   readPipe(fd: number, buffer: Buffer, onRead: (n: number) => void): number
   /** Stops a readPipe reader and closes its fd; no callback follows (a finished id is ignored). */
   stopPipe(id: number): void
+  /**
+   * Removes the absolute `path` and everything beneath it on the thread pool, never following a
+   * link (every step relative to an O_NOFOLLOW directory fd); calls back with 0 or the first errno.
+   */
+  removeTree(path: string, onDone: (errno: number) => void): void
+  /** removeTree on the calling thread: 0 or the first errno (for small trees). */
+  removeTreeSync(path: string): number
   launcherSend(controlFd: number, request: Buffer, fds: readonly number[]): number
   launcherReceive(controlFd: number, replySize: number, timeoutMs: number): NativeLauncherReply | number
   hostCapabilities(): { setpcap: boolean; capLast: number }

@@ -22,6 +22,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { removeTreeSync } from './remove-tree.js'
 
 /** Whose private directories: a uid (and gid) other than this process's, for a command run as another user. */
 export interface PrivateOwner {
@@ -221,8 +222,8 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue
     if (isProcessAlive(pid)) continue
     try {
-      fs.rmSync(full, { recursive: true, force: true }) // unlinks symlinks inside, never follows them
-      removed.push(full)
+      removeTreeSync(full) // by directory fd: never follows a link, even one swapped in meanwhile
+      if (!fs.existsSync(full)) removed.push(full)
     } catch {
       // Raced with another sweeper or not ours to remove: left for the next one.
     }

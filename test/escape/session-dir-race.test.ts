@@ -1,0 +1,167 @@
+// A confined command still running when the host disposes its sandbox (a background job the host
+// did not wait for) races the removal of its session temp dir: it swaps a directory of its TMPDIR
+// for a link to a host directory over and over (renameat2 RENAME_EXCHANGE). A removal that walks
+// by path (Node's fs.rm) follows the link and deletes the host's files: the control, run against
+// the same racer until it does. cordon's dispose removes by directory fd with O_NOFOLLOW and
+// deletes nothing outside, on every backend, in many rounds.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
+import { removeTree, removeTreeSync } from '../../src/subprocess/remove-tree.js'
+import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
+import { needBackend, TEST_BACKENDS } from '../support/backends.js'
+import { scratchDir } from '../support/scratch.js'
+
+const FILES = 40
+const CONTROL_ROUNDS = 150
+const CONFINED_ROUNDS = 25
+
+// Makes $1/a (a dir of FILES files, named as the victim's) and $1/b (a link to $2), says "go",
+// then exchanges a and b for as long as it lives.
+const RACER = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+tree, victim = sys.argv[1], sys.argv[2]
+os.makedirs(os.path.join(tree, 'a'), exist_ok=True)
+for i in range(${FILES}):
+    open(os.path.join(tree, 'a', 'f%d' % i), 'w').close()
+os.symlink(victim, os.path.join(tree, 'b'))
+fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+print('go', flush=True)
+while True:
+    libc.renameat2(fd, b'a', fd, b'b', 2)
+`
+
+const bases: string[] = []
+afterAll(() => {
+  for (const b of bases.splice(0)) fs.rmSync(b, { recursive: true, force: true })
+})
+
+/** A fresh victim dir of FILES host files; returns how many are left, later. */
+function victim(base: string): { dir: string; left(): number } {
+  const dir = path.join(base, 'victim')
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(dir)
+  for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(dir, `f${i}`), 'host file\n')
+  return { dir, left: () => fs.readdirSync(dir).length }
+}
+
+/** Resolves once the racer said "go" (it made its tree and is swapping). */
+function racing(child: ChildProcess | { stdout: NodeJS.ReadableStream | null | undefined }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    child.stdout?.on('data', (d: Buffer) => {
+      text += String(d)
+      if (text.includes('go')) resolve()
+    })
+    child.stdout?.on('end', () => reject(new Error(`the racer ended before it raced: ${text}`)))
+  })
+}
+
+describe('the session temp dir is removed without following a link a running command swaps in', () => {
+  it('control: a removal by path (fs.rm) against the racer deletes host files', async () => {
+    const base = scratchDir('cordon-rmrace-control')
+    bases.push(base)
+    let hits = 0
+    let rounds = 0
+    while (hits === 0 && rounds < CONTROL_ROUNDS) {
+      rounds++
+      const v = victim(base)
+      const tree = path.join(base, `tree${rounds}`)
+      fs.mkdirSync(tree)
+      const racer = spawn('python3', ['-c', RACER, tree, v.dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+      await racing(racer)
+      await new Promise<void>((resolve) => fs.rm(tree, { recursive: true, force: true }, () => resolve()))
+      racer.kill('SIGKILL')
+      await new Promise((resolve) => racer.once('exit', resolve))
+      if (v.left() < FILES) hits++
+      fs.rmSync(tree, { recursive: true, force: true })
+    }
+    expect(hits, `no host file lost in ${rounds} rounds`).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('removeTreeSync and removeTree against the same racer delete no host file', async () => {
+    const base = scratchDir('cordon-rmrace-helper')
+    bases.push(base)
+    let lost = 0
+    for (let round = 0; round < CONFINED_ROUNDS * 2; round++) {
+      const v = victim(base)
+      const tree = path.join(base, `tree${round}`)
+      fs.mkdirSync(tree)
+      const racer = spawn('python3', ['-c', RACER, tree, v.dir], { stdio: ['ignore', 'pipe', 'inherit'] })
+      await racing(racer)
+      if (round % 2 === 0) removeTreeSync(tree)
+      else await removeTree(tree)
+      racer.kill('SIGKILL')
+      await new Promise((resolve) => racer.once('exit', resolve))
+      if (v.left() < FILES) lost++
+      fs.rmSync(tree, { recursive: true, force: true })
+    }
+    expect(lost).toBe(0)
+  }, 120_000)
+
+  it('removeTreeSync removes files, nested dirs, links, fifos and sockets, and nothing a link points to', () => {
+    const base = scratchDir('cordon-rmtree')
+    bases.push(base)
+    const v = victim(base)
+    const tree = path.join(base, 'tree')
+    fs.mkdirSync(path.join(tree, 'a/b/c'), { recursive: true })
+    fs.writeFileSync(path.join(tree, 'a/b/c/f'), 'x')
+    fs.symlinkSync(v.dir, path.join(tree, 'a/dirlink'))
+    fs.symlinkSync(path.join(v.dir, 'f0'), path.join(tree, 'a/b/filelink'))
+    fs.symlinkSync('/nonexistent', path.join(tree, 'dangling'))
+    spawnSync('mkfifo', [path.join(tree, 'a/fifo')])
+    const sock = spawnSync('python3', [
+      '-c',
+      `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(path.join(tree, 's'))})`,
+    ])
+    expect(sock.status).toBe(0)
+    fs.chmodSync(path.join(tree, 'a/b'), 0o500) // read-only for its owner: root still removes it
+    removeTreeSync(tree)
+    expect(fs.existsSync(tree)).toBe(false)
+    expect(v.left()).toBe(FILES)
+    removeTreeSync(tree) // gone already: nothing happens
+  })
+
+  for (const backend of TEST_BACKENDS)
+    it(`${backend}: dispose during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
+      await needBackend(ctx, backend)
+      const base = scratchDir(`cordon-rmrace-${backend}`)
+      bases.push(base)
+      const ws = path.join(base, 'ws')
+      fs.mkdirSync(ws)
+      const rt = new LocalSubprocessRuntime()
+      let lost = 0
+      for (let round = 0; round < CONFINED_ROUNDS; round++) {
+        const v = victim(base)
+        const sandbox = await LocalSandbox.create({ backends: [backend] })
+        const confined = sandbox.confine(
+          {
+            argv: [
+              'python3',
+              '-c',
+              `import os, sys; sys.argv = ['', os.environ['TMPDIR'] + '/t', sys.argv[1]]\n${RACER}`,
+              v.dir,
+            ],
+            cwd: ws,
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+            stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' },
+            graceMs: 200,
+          },
+          { mode: 'workspace-write', workspaceRoot: ws, sessionId: `race${round}` },
+        )
+        expect(confined.backend).toBe(backend)
+        const handle = rt.spawn(confined.spec)
+        await racing(handle)
+        // Control for reach: the racer's link leads to the victim from inside the session dir.
+        expect(fs.readdirSync(path.join(confined.tempDir as string, 't')).sort()).toEqual(['a', 'b'])
+        await sandbox.dispose()
+        handle.terminate()
+        await handle.done.catch(() => undefined)
+        if (v.left() < FILES) lost++
+      }
+      expect(lost).toBe(0)
+    }, 180_000)
+})
