@@ -35,6 +35,13 @@
  * "exit" status line and its own exit (lifetime containment). floor.direct.ro shows the same
  * steps without the supervisor.
  *
+ * The "until the spawn call returned" line splits each peer's time (2026-12-01, load 2-5): the
+ * confined public path has two cross-process wake-ups more on its critical path than a direct
+ * spawn (the idle supervisor at the start, its status line at the end); on 2 shared cores the
+ * supervisor often gets no CPU until the command has run, so rt.spawn returns after ~1.4 of
+ * ~1.5 ms (interleaved here) or ~0.5 of ~1.0 ms (back to back). That is the gap between
+ * cordon.ro (~0.79-0.84x) and floor.direct.ro (~0.62x), and why 0.75x is missed.
+ *
  *   node --expose-gc bench/confined-spawn.mjs
  *   (CONFINED_WARMUP, CONFINED_ITERS, CONFINED_ROUNDS, PROBE_ITERS override)
  */
@@ -97,10 +104,19 @@ const spec = {
 const ro = { mode: 'read-only', workspaceRoot: workspace }
 const ww = { mode: 'workspace-write', workspaceRoot: workspace, sessionId: 'bench' }
 
+// Each peer's time until its spawn call returned (the rest is the wait for the exit and the pipes):
+// where a confined spawn's extra goes, the launcher's round trip or the end.
+const returned = {}
+const noteReturn = (who, us) => {
+  returned[who] ??= []
+  returned[who].push(us)
+}
+
 /** The public path: confine (when a policy is given) and spawn, until done. */
 async function cordon(policy, who) {
   const t0 = now()
   const h = rt.spawn(policy ? sandbox.confine(spec, policy).spec : spec)
+  noteReturn(who, usSince(t0))
   const out = await h.done
   const us = usSince(t0)
   if (out.exitCode !== 0) throw new Error(`${who}: unexpected outcome ${JSON.stringify(out)}`)
@@ -125,6 +141,7 @@ async function floor(steps, who) {
     stdio: [Slot.Null, Slot.Pipe, Slot.Pipe],
     confinement,
   })
+  noteReturn(who, usSince(t0))
   const [exit] = await Promise.all([c.exit, drained(c.stdout), drained(c.stderr)])
   const us = usSince(t0)
   if (exit.exitCode !== 0) throw new Error(`${who}: unexpected exit ${JSON.stringify(exit)}`)
@@ -169,6 +186,11 @@ console.log(
 )
 noiseNote(ROUNDS)
 printRounds(res, 'node.spawn')
+console.log(
+  `until the spawn call returned (median µs, warm-ups included): ${Object.entries(returned)
+    .map(([who, us]) => `${who} ${fmt(median(us), 0, 0)}`)
+    .join(', ')}; the rest of each peer's time is the wait for its exit and pipes`,
+)
 console.log(
   `probe.landlock (fresh, ${PROBE_ITERS}×): median ${fmt(median(probeMs), 0, 1)} ms, p90 ${fmt(p90(probeMs), 0, 1)} ms`,
 )
