@@ -1,10 +1,12 @@
-// See remove-tree.h. The walk holds one directory fd per level: a tree deeper than kMaxDepth is
-// left in place (EMLINK) rather than exhausting the process's fds.
+// See remove-tree.h. The walk holds one directory fd per level: a subtree at kMaxDepth is moved
+// up into the tree's root (renameat, by fd) and walked again from there, rather than holding
+// more fds — a command that nested its temp dir deeper must not leave it behind for good.
 #include "remove-tree.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <uv.h>
@@ -15,12 +17,36 @@ namespace cordon {
 namespace {
 
 constexpr int kMaxDepth = 256;
+// Walks of the root at most (each takes ~kMaxDepth levels off the deepest subtree).
+constexpr int kMaxPasses = 4096;
+
+// The tree's root dir, where subtrees too deep to walk are moved, and how many were.
+struct Top {
+  int fd = -1;
+  unsigned long next = 0;
+  int hoisted = 0;
+};
+
+// Moves `name` in `dir_fd` into the root under a fresh name; 0, or EMLINK when it cannot be.
+int hoist(int dir_fd, const char* name, Top* top) {
+  char fresh[48];
+  for (int tries = 0; tries < 8; tries++) {
+    snprintf(fresh, sizeof fresh, ".cordon-deep-%lu", top->next++);
+    if (renameat(dir_fd, name, top->fd, fresh) == 0) {
+      top->hoisted++;
+      return 0;
+    }
+    if (errno == ENOENT) return 0;
+    if (errno != EEXIST && errno != ENOTEMPTY) break;
+  }
+  return EMLINK;
+}
 
 // Removes `name` in `dir_fd`, whatever it is; 0 or an errno (the first one met below it).
-int remove_at(int dir_fd, const char* name, int depth) {
+int remove_at(int dir_fd, const char* name, int depth, Top* top) {
   if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT) return 0;
   if (errno != EISDIR && errno != EPERM) return errno;
-  if (depth >= kMaxDepth) return EMLINK;
+  if (depth >= kMaxDepth) return hoist(dir_fd, name, top);
   int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return 0;
@@ -34,12 +60,21 @@ int remove_at(int dir_fd, const char* name, int depth) {
     close(fd);
     return error;
   }
+  bool is_top = top->fd < 0;
+  if (is_top) top->fd = fd;
   int first = 0;
-  for (struct dirent* e; (e = readdir(dir)) != nullptr;) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    int rc = remove_at(fd, e->d_name, depth + 1);
-    if (first == 0) first = rc;
+  for (int pass = 0; pass < kMaxPasses; pass++) {
+    if (is_top) top->hoisted = 0;
+    for (struct dirent* e; (e = readdir(dir)) != nullptr;) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      int rc = remove_at(fd, e->d_name, depth + 1, top);
+      if (first == 0) first = rc;
+    }
+    // Only the root walks again, and only for what was moved into it.
+    if (!is_top || top->hoisted == 0) break;
+    rewinddir(dir);
   }
+  if (is_top) top->fd = -1;
   closedir(dir);
   if (unlinkat(dir_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT && first == 0) first = errno;
   return first;
@@ -53,7 +88,8 @@ int remove_tree(const std::string& path) {
   std::string name = path.substr(slash + 1);
   int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (parent_fd < 0) return errno == ENOENT ? 0 : errno;
-  int rc = remove_at(parent_fd, name.c_str(), 0);
+  Top top;
+  int rc = remove_at(parent_fd, name.c_str(), 0, &top);
   close(parent_fd);
   return rc;
 }

@@ -1,0 +1,135 @@
+// Attacker's pass 4: the host's after-run repairs of protected paths no mount can hold
+// (src/subprocess/must-not-appear.ts) act on paths inside the workspace, which the confined
+// command controls. Replacing a DIRECTORY on the way (npm's `node_modules/.bin`, the dir of a
+// missing `include.path` file) with a link made the host, as root, act in the link's target:
+//  - `.bin` -> a host dir: the host renamed the host's `cordon` there aside and made a symlink;
+//  - `.bin` -> a dir of the workspace holding `cordon` -> ../cordon/bin/cordon.js: the link the
+//    host checked read right, and `npx cordon` ran the planted ../cordon/bin/cordon.js unconfined;
+//  - `conf` -> a host dir: the host renamed the host's `conf/extra.gitconfig` aside.
+// Each control makes the same layout unconfined and shows where it leads (by path, or by running
+// the planted code); cordon acts inside each directory opened by descriptor, never through a
+// link, and moves the link itself aside.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { SandboxBackendName } from '../../src/policy/backends.js'
+import { needBackend, TEST_BACKENDS } from '../support/backends.js'
+import { scratchDir } from '../support/scratch.js'
+import {
+  type Installed,
+  installCopy,
+  laterRunExecutesPlant,
+  markerJs,
+  plant,
+  protectedGoverned,
+} from './installed-package.js'
+import { entries, restoreLinkByPath, takeAwayByPath } from './redteam4-links.js'
+
+const TARGET = '../cordon/bin/cordon.js'
+const HOST_FILE = 'host file\n'
+
+/** A host dir (outside the workspace, not writable to the command) holding `name`. */
+function hostDir(i: Installed, name: string): string {
+  const dir = path.join(i.base, 'host')
+  fs.mkdirSync(dir)
+  fs.writeFileSync(path.join(dir, name), HOST_FILE)
+  return dir
+}
+
+const binOfHost = (dir: string) => `rm -rf node_modules/.bin && ln -s ${dir} node_modules/.bin`
+// The link it leaves reads exactly as the one it replaced: a check of the link's text passes.
+const binOfOwn = (i: Installed) =>
+  `mkdir -p own cordon/bin && printf '#!${process.execPath}\\n%s\\n' '${markerJs(i)}' > cordon/bin/cordon.js && chmod +x cordon/bin/cordon.js && ln -s ${TARGET} own/cordon && rm -rf node_modules/.bin && ln -s ../own node_modules/.bin`
+const confOfHost = (dir: string) => `ln -s ${dir} conf`
+
+/** A copy whose git config includes a missing conf/extra.gitconfig (a path that must not appear). */
+function withInclude(base: string, name: string): Installed {
+  const i = installCopy(base, name)
+  expect(spawnSync('git', ['init', '-q', i.root]).status).toBe(0)
+  fs.appendFileSync(path.join(i.root, '.git', 'config'), '[include]\n\tpath = ../conf/extra.gitconfig\n')
+  return i
+}
+
+const npxCordon = (i: Installed) =>
+  laterRunExecutesPlant(i, [path.join(i.root, 'node_modules', '.bin', 'cordon'), '--version'])
+
+describe('controls: the plants, made unconfined, lead the host to a host file or run planted code', () => {
+  const base = scratchDir('cordon-rt4-links-control')
+
+  it('node_modules/.bin -> a host dir: a restore by path renames the host file and links there', () => {
+    const i = installCopy(base, 'bin-host', { binLink: true })
+    const host = hostDir(i, 'cordon')
+    expect(plant(i, 'none', binOfHost(host)).status).toBe(0)
+    restoreLinkByPath(path.join(i.root, 'node_modules', '.bin', 'cordon'), TARGET)
+    expect(entries(host)).toEqual(['cordon@', expect.stringMatching(/^cordon\.cordon-refused-\d+$/)])
+  })
+
+  it('node_modules/.bin -> a dir of its own: the link reads right, and npx cordon runs the planted code', () => {
+    const i = installCopy(base, 'bin-own', { binLink: true })
+    expect(plant(i, 'none', binOfOwn(i)).status).toBe(0)
+    expect(fs.readlinkSync(path.join(i.root, 'node_modules', '.bin', 'cordon'))).toBe(TARGET)
+    expect(npxCordon(i)).toBe(true)
+  })
+
+  it('conf -> a host dir: taking away conf/extra.gitconfig by path renames the host file', () => {
+    const i = withInclude(base, 'conf-host')
+    const host = hostDir(i, 'extra.gitconfig')
+    expect(plant(i, 'none', confOfHost(host)).status).toBe(0)
+    expect(takeAwayByPath(path.join(i.root, 'conf', 'extra.gitconfig'))).toBe(true)
+    expect(entries(host)).toEqual([expect.stringMatching(/^extra\.gitconfig\.cordon-refused-\d+$/)])
+  })
+})
+
+describe('confined: the host repairs inside the workspace and never through a link', () => {
+  const base = scratchDir('cordon-rt4-links')
+  for (const backend of TEST_BACKENDS) {
+    describe(backend, () => {
+      let governed: boolean | undefined
+      /** False (the claim holds by the account) when the backend admits the protected class ungoverned. */
+      const claimed = (i: Installed, output: string) => {
+        governed ??= protectedGoverned(i, backend as SandboxBackendName)
+        if (!governed) expect(output, 'an ungoverned protected class is reported').toMatch(/enforced only partially/)
+        return governed
+      }
+
+      it('node_modules/.bin -> a host dir: the host dir is untouched', async (ctx) => {
+        await needBackend(ctx, backend)
+        const i = installCopy(base, `${backend}-bin-host`, { binLink: true })
+        const host = hostDir(i, 'cordon')
+        const run = plant(i, backend, `${binOfHost(host)}; echo x > ${host}/x || echo denied`)
+        expect(run.output, 'reach: the command cannot write the host dir itself').toMatch(/denied/)
+        expect(entries(host), `BREAK under ${backend}:\n${run.output}`).toEqual(['cordon'])
+        expect(fs.readFileSync(path.join(host, 'cordon'), 'utf8')).toBe(HOST_FILE)
+        if (!claimed(i, run.output)) return
+        // The link the run made is moved aside and the real link made again in a real .bin.
+        const bin = path.join(i.root, 'node_modules', '.bin')
+        expect(fs.lstatSync(bin).isDirectory()).toBe(true)
+        expect(fs.readlinkSync(path.join(bin, 'cordon'))).toBe(TARGET)
+        expect(run.output).toMatch(/\.bin\/cordon/)
+      }, 120_000)
+
+      it('node_modules/.bin -> a dir of its own: npx cordon runs no planted code', async (ctx) => {
+        await needBackend(ctx, backend)
+        const i = installCopy(base, `${backend}-bin-own`, { binLink: true })
+        const run = plant(i, backend, binOfOwn(i))
+        const effect = npxCordon(i)
+        if (!claimed(i, run.output)) return
+        expect(effect, `BREAK under ${backend}:\n${run.output}`).toBe(false)
+        expect(fs.readlinkSync(path.join(i.root, 'node_modules', '.bin', 'cordon'))).toBe(TARGET)
+      }, 120_000)
+
+      it('conf -> a host dir (a missing include.path): the host file stays, the link goes', async (ctx) => {
+        await needBackend(ctx, backend)
+        const i = withInclude(base, `${backend}-conf-host`)
+        const host = hostDir(i, 'extra.gitconfig')
+        const run = plant(i, backend, confOfHost(host))
+        expect(run.status).toBe(0)
+        expect(entries(host), `BREAK under ${backend}:\n${run.output}`).toEqual(['extra.gitconfig'])
+        if (!claimed(i, run.output)) return
+        expect(fs.existsSync(path.join(i.root, 'conf')), 'the link the run made is moved aside').toBe(false)
+        expect(run.output).toMatch(/conf\/extra\.gitconfig/)
+      }, 120_000)
+    })
+  }
+})
