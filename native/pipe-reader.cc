@@ -25,12 +25,13 @@ struct PipeReader {
   napi_async_context async_context;
 };
 
-// Readers by id: stopPipe of one already finished finds nothing instead of freed memory.
+// Readers by id: stopPipe of one already finished finds nothing instead of freed memory. Per
+// thread: a reader lives on its env's loop thread (a worker's readers are its own).
 std::unordered_map<int, PipeReader*>& readers() {
-  static std::unordered_map<int, PipeReader*> map;
+  thread_local std::unordered_map<int, PipeReader*> map;
   return map;
 }
-int next_id = 1;
+thread_local int next_id = 1;
 
 // Reads per wake-up before yielding to the loop.
 constexpr int kReadsPerWake = 16;
