@@ -20,6 +20,7 @@ import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 import { needBackend, TEST_BACKENDS } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
+import { linkSwapRacer, racing, victimDir } from './link-swap-racer.js'
 
 const FILES = 30
 const CONTROL_ROUNDS = 150
@@ -28,20 +29,7 @@ const DEPTH = 600
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 
-// In $1: a (a dir of FILES files), b (a link to $2); says "go", then exchanges them for as long as it lives.
-const RACER = `
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-tree, victim = sys.argv[1], sys.argv[2]
-os.makedirs(os.path.join(tree, 'a'), exist_ok=True)
-for i in range(${FILES}):
-    open(os.path.join(tree, 'a', 'f%d' % i), 'w').close()
-os.symlink(victim, os.path.join(tree, 'b'))
-fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
-print('go', flush=True)
-while True:
-    libc.renameat2(fd, b'a', fd, b'b', 2)
-`
+const RACER = linkSwapRacer(FILES)
 
 // In each dir of argv: a DEPTH-deep chain (by relative mkdir: no path limit), odd names, a fifo.
 const DEEP = `
@@ -73,24 +61,7 @@ function depthOf(dir: string): number {
   return Number(r.stdout.trim())
 }
 
-function victim(base: string): { dir: string; left(): number } {
-  const dir = path.join(base, 'victim')
-  fs.rmSync(dir, { recursive: true, force: true })
-  fs.mkdirSync(dir)
-  for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(dir, `f${i}`), 'host file\n')
-  return { dir, left: () => fs.readdirSync(dir).length }
-}
-
-function racing(child: { stdout: NodeJS.ReadableStream | null | undefined }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    child.stdout?.on('data', (d: Buffer) => {
-      text += String(d)
-      if (text.includes('go')) resolve()
-    })
-    child.stdout?.on('end', () => reject(new Error(`the racer ended before it raced: ${text}`)))
-  })
-}
+const victim = (base: string) => victimDir(base, FILES)
 
 const spec = (argv: string[], cwd: string, stdout: 'pipe' | 'inherit' = 'inherit'): SubprocessSpawnSpec => ({
   argv,

@@ -4,7 +4,7 @@
 // by path (Node's fs.rm) follows the link and deletes the host's files: the control, run against
 // the same racer until it does. cordon's dispose removes by directory fd with O_NOFOLLOW and
 // deletes nothing outside, on every backend, in many rounds.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -13,52 +13,20 @@ import { removeTree, removeTreeSync } from '../../src/subprocess/remove-tree.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { needBackend, TEST_BACKENDS } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
+import { linkSwapRacer, racing, victimDir } from './link-swap-racer.js'
 
 const FILES = 40
 const CONTROL_ROUNDS = 150
 const CONFINED_ROUNDS = 25
 
-// Makes $1/a (a dir of FILES files, named as the victim's) and $1/b (a link to $2), says "go",
-// then exchanges a and b for as long as it lives.
-const RACER = `
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-tree, victim = sys.argv[1], sys.argv[2]
-os.makedirs(os.path.join(tree, 'a'), exist_ok=True)
-for i in range(${FILES}):
-    open(os.path.join(tree, 'a', 'f%d' % i), 'w').close()
-os.symlink(victim, os.path.join(tree, 'b'))
-fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
-print('go', flush=True)
-while True:
-    libc.renameat2(fd, b'a', fd, b'b', 2)
-`
+const RACER = linkSwapRacer(FILES)
 
 const bases: string[] = []
 afterAll(() => {
   for (const b of bases.splice(0)) fs.rmSync(b, { recursive: true, force: true })
 })
 
-/** A fresh victim dir of FILES host files; returns how many are left, later. */
-function victim(base: string): { dir: string; left(): number } {
-  const dir = path.join(base, 'victim')
-  fs.rmSync(dir, { recursive: true, force: true })
-  fs.mkdirSync(dir)
-  for (let i = 0; i < FILES; i++) fs.writeFileSync(path.join(dir, `f${i}`), 'host file\n')
-  return { dir, left: () => fs.readdirSync(dir).length }
-}
-
-/** Resolves once the racer said "go" (it made its tree and is swapping). */
-function racing(child: ChildProcess | { stdout: NodeJS.ReadableStream | null | undefined }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    child.stdout?.on('data', (d: Buffer) => {
-      text += String(d)
-      if (text.includes('go')) resolve()
-    })
-    child.stdout?.on('end', () => reject(new Error(`the racer ended before it raced: ${text}`)))
-  })
-}
+const victim = (base: string) => victimDir(base, FILES)
 
 describe('the session temp dir is removed without following a link a running command swaps in', () => {
   it('control: a removal by path (fs.rm) against the racer deletes host files', async () => {
