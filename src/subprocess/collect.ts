@@ -8,8 +8,9 @@
  *
  * Every push COPIES (into the ring and, when spilling, into one reused 256 KiB staging
  * buffer written with `writeSync` when full), so callers may reuse their buffer at once
- * (managed-process.ts reads the pipe into one recycled buffer via the socket's `onread`
- * option and calls `pushCopy`) and the steady state allocates nothing per chunk. Spill
+ * (the pipe is read natively into one recycled buffer, `native-pipe.ts`, or through a
+ * socket's `onread` option on the portable path, and each read calls `pushCopy`) and the
+ * steady state allocates nothing per chunk. Spill
  * writes are SYNCHRONOUS, so `finish()` is synchronous and readers never wait; async
  * writes lost outright in earlier measurements (threadpool contention on two cores).
  *
