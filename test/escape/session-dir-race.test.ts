@@ -14,6 +14,9 @@ import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { needBackend, TEST_BACKENDS } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
 import { linkSwapRacer, racing, victimDir } from './link-swap-racer.js'
+import { baseFor, REPO, runScriptAs } from './run-as.js'
+
+const HOST = path.join(REPO, 'test/escape/session-dir-race-host.ts')
 
 const FILES = 40
 const CONTROL_ROUNDS = 150
@@ -91,6 +94,30 @@ describe('the session temp dir is removed without following a link a running com
     expect(fs.existsSync(tree)).toBe(false)
     expect(v.left()).toBe(FILES)
     removeTreeSync(tree) // gone already: nothing happens
+  })
+
+  describe("as uid 65534 (the host too): fs.rm loses host files, cordon's dispose none", () => {
+    const host = (args: object) =>
+      runScriptAs('nobody', HOST, [JSON.stringify({ files: FILES, ...args })], { timeoutMs: 170_000 }).then((r) => {
+        expect(r.code, r.stderr).toBe(0)
+        return JSON.parse(r.stdout.trim().split('\n').pop() as string) as { rounds: number; hits: number }
+      })
+    it('control: fs.rm run by uid 65534 against the racer deletes its host files', async () => {
+      const base = baseFor('nobody', 'cordon-rmrace-control')
+      bases.push(base)
+      const r = await host({ how: 'fs-rm', base, rounds: CONTROL_ROUNDS })
+      expect(r.hits, `no host file lost in ${r.rounds} rounds`).toBe(1)
+    }, 180_000)
+    for (const backend of TEST_BACKENDS)
+      it(`${backend}: dispose by uid 65534 during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
+        await needBackend(ctx, backend)
+        const base = baseFor('nobody', `cordon-rmrace-${backend}`)
+        bases.push(base)
+        expect(await host({ how: 'dispose', backend, base, rounds: CONFINED_ROUNDS })).toEqual({
+          rounds: CONFINED_ROUNDS,
+          hits: 0,
+        })
+      }, 180_000)
   })
 
   for (const backend of TEST_BACKENDS)
