@@ -18,7 +18,9 @@
  * ~4 ms (without the cache ~11; the ~180 modules before the bundle and lazy zod: ~105-140);
  * module set-up to runVerb ~5; LocalSandbox.create (probe verdict from disk) ~4; the first plan
  * ~7 (the read view's listing ~2.5, seccomp and the ruleset ~2); spawn through a fresh launcher
- * ~5 (its exec, mount namespace and first supervisor); the command ~2; dispose ~0.3 (synchronous removal of the session dir, no thread pool).
+ * ~5 (its exec, mount namespace and first supervisor); the command ~2; dispose ~2 (since then
+ * the session dir is removed synchronously, without the thread pool: ~1.5 ms less in an A/B of
+ * whole runs, not marked on its own).
  *
  *   node bench/startup.mjs      (STARTUP_WARMUP, STARTUP_ITERS, STARTUP_ROUNDS override)
  */

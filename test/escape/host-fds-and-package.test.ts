@@ -32,6 +32,16 @@ import {
 import { LIST_SESSION_FDS, sessionFds, WIDEN_HELD_RULESETS, widenedFds } from './fd-probes.js'
 
 const runtime = new LocalSubprocessRuntime({ spillDir: scratchDir('cordon-hostfds') })
+
+/** A fresh workspace root and, beside it, a dir outside every root. */
+function rootAndOutside(label: string): { root: string; outside: string } {
+  const base = scratchDir(label)
+  const root = join(base, 'root')
+  const outside = join(base, 'outside')
+  mkdirSync(root)
+  mkdirSync(outside)
+  return { root, outside }
+}
 afterAll(() => runtime.dispose())
 const opened: SubprocessTerminalHandle[] = []
 afterEach(() => Promise.all(opened.splice(0).map((t) => t.terminate())).then(() => undefined))
@@ -116,11 +126,7 @@ describe('A: confined terminals and host descriptors', async () => {
 
   await describeWithBackend('landlock', 'the ruleset a terminal inherits', (sandbox) => {
     it('whoever holds a handed-over ruleset (the control: an unconfined holder adds a rule to it) widens no later terminal; the confined program holds none', async () => {
-      const base = scratchDir('cordon-hostfds-widen')
-      const root = join(base, 'root')
-      const outside = join(base, 'outside')
-      mkdirSync(root)
-      mkdirSync(outside)
+      const { root, outside } = rootAndOutside('cordon-hostfds-widen')
       const policy: SandboxExecutionPolicy = { mode: 'read-only', workspaceRoot: root }
       const writeOutside = termSpec(['/bin/sh', '-c', `echo x > ${outside}/f && echo WROTE || echo REFUSED`], root)
       const env = { WIDEN_DIR: outside }
@@ -140,11 +146,7 @@ describe('A: confined terminals and host descriptors', async () => {
     })
 
     it('a spec whose sandbox was disposed refuses to run (SpawnError at landlock) and runs nothing', async () => {
-      const base = scratchDir('cordon-hostfds-reuse')
-      const root = join(base, 'root')
-      const outside = join(base, 'outside')
-      mkdirSync(root)
-      mkdirSync(outside)
+      const { root, outside } = rootAndOutside('cordon-hostfds-reuse')
       const first = await LocalSandbox.create({ backends: ['landlock'] })
       const stale = first.confineTerminal(termSpec(['/bin/sh', '-c', `echo x > ${outside}/f; echo RAN`], root), {
         mode: 'read-only',
