@@ -3,7 +3,6 @@
 #include "pipe-reader.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -105,7 +104,6 @@ napi_value ReadPipe(napi_env env, napi_callback_info info) {
     return throw_args(env, "readPipe(fd, buffer, cb)");
   uv_loop_t* loop = nullptr;
   if (napi_get_uv_event_loop(env, &loop) != napi_ok) return throw_args(env, "readPipe: no event loop");
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   PipeReader* r = new PipeReader();
   r->fd = fd;
   r->id = next_id++;
@@ -118,7 +116,7 @@ napi_value ReadPipe(napi_env env, napi_callback_info info) {
   r->poll.data = r;
   napi_value name;
   napi_create_string_utf8(env, "cordon:pipe", NAPI_AUTO_LENGTH, &name);
-  int rc = uv_poll_init(loop, &r->poll, fd);
+  int rc = uv_poll_init(loop, &r->poll, fd);  // also makes the fd non-blocking
   if (rc != 0) {
     close(fd);
     delete r;  // never registered with the loop

@@ -8,7 +8,7 @@ import { constants as osConstants } from 'node:os'
 import { SpawnError, type SpawnStage } from '../policy/errors.js'
 import { net } from './lazy-builtins.js'
 import { loadNative, type NativeConfinementPlan, Slot, type SlotValue } from './native.js'
-import { NativePipe } from './native-pipe.js'
+import { NativePipe, type PipeReader } from './native-pipe.js'
 import { findProgram, pathOf } from './program-path.js'
 
 /** Exit facts of the leader process in Node's `close`-event vocabulary. */
@@ -37,7 +37,7 @@ export interface ChildOptions {
 }
 
 /** Receives bytes `[0, n)` of `buf`, a buffer reused for the next read: copy what you keep. */
-export type ChildReader = (buf: Buffer, n: number) => void
+export type ChildReader = PipeReader
 
 /** A child's output pipe as the host holds it: a socket, or read natively when it has a reader. */
 export type OutputPipe = Socket | NativePipe
