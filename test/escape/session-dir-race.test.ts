@@ -3,18 +3,17 @@
 // for a link to a host directory over and over (renameat2 RENAME_EXCHANGE). A removal that walks
 // by path (Node's fs.rm) follows the link and deletes the host's files: the control, run against
 // the same racer until it does. cordon's dispose removes by directory fd with O_NOFOLLOW and
-// deletes nothing outside, on every backend, in many rounds.
+// deletes nothing outside, on every backend, in many rounds, with the host as root and as uid 65534
+// (test/escape/session-dir-race-host.ts is the host).
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { removeTree, removeTreeSync } from '../../src/subprocess/remove-tree.js'
-import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import { needBackend, TEST_BACKENDS } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
 import { linkSwapRacer, racing, victimDir } from './link-swap-racer.js'
-import { baseFor, REPO, runScriptAs } from './run-as.js'
+import { baseFor, REPO, runScriptAs, USERS } from './run-as.js'
 
 const HOST = path.join(REPO, 'test/escape/session-dir-race-host.ts')
 
@@ -32,27 +31,6 @@ afterAll(() => {
 const victim = (base: string) => victimDir(base, FILES)
 
 describe('the session temp dir is removed without following a link a running command swaps in', () => {
-  it('control: a removal by path (fs.rm) against the racer deletes host files', async () => {
-    const base = scratchDir('cordon-rmrace-control')
-    bases.push(base)
-    let hits = 0
-    let rounds = 0
-    while (hits === 0 && rounds < CONTROL_ROUNDS) {
-      rounds++
-      const v = victim(base)
-      const tree = path.join(base, `tree${rounds}`)
-      fs.mkdirSync(tree)
-      const racer = spawn('python3', ['-c', RACER, tree, v.dir], { stdio: ['ignore', 'pipe', 'inherit'] })
-      await racing(racer)
-      await new Promise<void>((resolve) => fs.rm(tree, { recursive: true, force: true }, () => resolve()))
-      racer.kill('SIGKILL')
-      await new Promise((resolve) => racer.once('exit', resolve))
-      if (v.left() < FILES) hits++
-      fs.rmSync(tree, { recursive: true, force: true })
-    }
-    expect(hits, `no host file lost in ${rounds} rounds`).toBeGreaterThan(0)
-  }, 120_000)
-
   it('removeTreeSync and removeTree against the same racer delete no host file', async () => {
     const base = scratchDir('cordon-rmrace-helper')
     bases.push(base)
@@ -96,67 +74,28 @@ describe('the session temp dir is removed without following a link a running com
     removeTreeSync(tree) // gone already: nothing happens
   })
 
-  describe("as uid 65534 (the host too): fs.rm loses host files, cordon's dispose none", () => {
-    const host = (args: object) =>
-      runScriptAs('nobody', HOST, [JSON.stringify({ files: FILES, ...args })], { timeoutMs: 170_000 }).then((r) => {
-        expect(r.code, r.stderr).toBe(0)
-        return JSON.parse(r.stdout.trim().split('\n').pop() as string) as { rounds: number; hits: number }
-      })
-    it('control: fs.rm run by uid 65534 against the racer deletes its host files', async () => {
-      const base = baseFor('nobody', 'cordon-rmrace-control')
-      bases.push(base)
-      const r = await host({ how: 'fs-rm', base, rounds: CONTROL_ROUNDS })
-      expect(r.hits, `no host file lost in ${r.rounds} rounds`).toBe(1)
-    }, 180_000)
-    for (const backend of TEST_BACKENDS)
-      it(`${backend}: dispose by uid 65534 during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
-        await needBackend(ctx, backend)
-        const base = baseFor('nobody', `cordon-rmrace-${backend}`)
-        bases.push(base)
-        expect(await host({ how: 'dispose', backend, base, rounds: CONFINED_ROUNDS })).toEqual({
-          rounds: CONFINED_ROUNDS,
-          hits: 0,
+  for (const user of USERS)
+    describe(`with the host as ${user}: fs.rm loses host files, cordon's dispose none`, () => {
+      const host = (args: object) =>
+        runScriptAs(user, HOST, [JSON.stringify({ files: FILES, ...args })], { timeoutMs: 170_000 }).then((r) => {
+          expect(r.code, r.stderr).toBe(0)
+          return JSON.parse(r.stdout.trim().split('\n').pop() as string) as { rounds: number; hits: number }
         })
+      it(`control: fs.rm run by ${user} against the racer deletes its host files`, async () => {
+        const base = baseFor(user, 'cordon-rmrace-control')
+        bases.push(base)
+        const r = await host({ how: 'fs-rm', base, rounds: CONTROL_ROUNDS })
+        expect(r.hits, `no host file lost in ${r.rounds} rounds`).toBe(1)
       }, 180_000)
-  })
-
-  for (const backend of TEST_BACKENDS)
-    it(`${backend}: dispose during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
-      await needBackend(ctx, backend)
-      const base = scratchDir(`cordon-rmrace-${backend}`)
-      bases.push(base)
-      const ws = path.join(base, 'ws')
-      fs.mkdirSync(ws)
-      const rt = new LocalSubprocessRuntime()
-      let lost = 0
-      for (let round = 0; round < CONFINED_ROUNDS; round++) {
-        const v = victim(base)
-        const sandbox = await LocalSandbox.create({ backends: [backend] })
-        const confined = sandbox.confine(
-          {
-            argv: [
-              'python3',
-              '-c',
-              `import os, sys; sys.argv = ['', os.environ['TMPDIR'] + '/t', sys.argv[1]]\n${RACER}`,
-              v.dir,
-            ],
-            cwd: ws,
-            env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-            stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' },
-            graceMs: 200,
-          },
-          { mode: 'workspace-write', workspaceRoot: ws, sessionId: `race${round}` },
-        )
-        expect(confined.backend).toBe(backend)
-        const handle = rt.spawn(confined.spec)
-        await racing(handle)
-        // Control for reach: the racer's link leads to the victim from inside the session dir.
-        expect(fs.readdirSync(path.join(confined.tempDir as string, 't')).sort()).toEqual(['a', 'b'])
-        await sandbox.dispose()
-        handle.terminate()
-        await handle.done.catch(() => undefined)
-        if (v.left() < FILES) lost++
-      }
-      expect(lost).toBe(0)
-    }, 180_000)
+      for (const backend of TEST_BACKENDS)
+        it(`${backend}: dispose by ${user} during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
+          await needBackend(ctx, backend)
+          const base = baseFor(user, `cordon-rmrace-${backend}`)
+          bases.push(base)
+          expect(await host({ how: 'dispose', backend, base, rounds: CONFINED_ROUNDS })).toEqual({
+            rounds: CONFINED_ROUNDS,
+            hits: 0,
+          })
+        }, 180_000)
+    })
 })
