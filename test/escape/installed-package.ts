@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { SandboxBackendName } from '../../src/policy/backends.js'
-import { REPO } from './run-as.js'
+import type { AttackUser } from './attack.js'
+import { NOBODY, REPO } from './run-as.js'
 
 /** How the installed copy is laid out before the plant. */
 export interface LayoutOptions {
@@ -72,8 +73,26 @@ export interface PlantResult {
 
 const ENV = (base: string) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base })
 
-/** Runs the plant (sh) in the workspace: unconfined (`none`), or confined by the installed CLI. */
-export function plant(installed: Installed, backend: SandboxBackendName | 'none', script: string): PlantResult {
+/** `argv` run as `user` (uid 65534 through setpriv, no groups). */
+function as(user: AttackUser, argv: readonly string[]): string[] {
+  return user === 'root'
+    ? [...argv]
+    : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...argv]
+}
+
+/** Hands the whole installed copy (its base included: HOME, the host dirs beside it) to uid 65534. */
+export function ownByNobody(installed: Installed): void {
+  const r = spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, installed.base])
+  if (r.status !== 0) throw new Error(`chown failed: ${r.stderr}`)
+}
+
+/** Runs the plant (sh) in the workspace as `user`: unconfined (`none`), or confined by the installed CLI. */
+export function plant(
+  installed: Installed,
+  backend: SandboxBackendName | 'none',
+  script: string,
+  user: AttackUser = 'root',
+): PlantResult {
   const argv =
     backend === 'none'
       ? ['/bin/sh', '-c', script]
@@ -92,7 +111,8 @@ export function plant(installed: Installed, backend: SandboxBackendName | 'none'
           '-c',
           script,
         ]
-  const r = spawnSync(argv[0] as string, argv.slice(1), {
+  const run = as(user, argv)
+  const r = spawnSync(run[0] as string, run.slice(1), {
     cwd: installed.root,
     env: ENV(installed.base),
     encoding: 'utf8',
@@ -101,8 +121,12 @@ export function plant(installed: Installed, backend: SandboxBackendName | 'none'
   return { status: r.status, output: `${r.stdout}${r.stderr}` }
 }
 
-/** Whether the installed copy's protected class is governed by `backend` for this workspace (the account's verdict). */
-export function protectedGoverned(installed: Installed, backend: SandboxBackendName): boolean {
+/** Whether the installed copy's protected class is governed by `backend` for this workspace (the account's verdict for `user`). */
+export function protectedGoverned(
+  installed: Installed,
+  backend: SandboxBackendName,
+  user: AttackUser = 'root',
+): boolean {
   const driver = `
 const { LocalSandbox } = await import(${JSON.stringify(path.join(installed.pkg, 'dist', 'index.js'))})
 const sb = await LocalSandbox.create({ backends: [${JSON.stringify(backend)}] })
@@ -111,15 +135,21 @@ const c = sb.confine({ argv: ['/bin/true'], cwd: ${JSON.stringify(installed.root
   { mode: 'workspace-write', workspaceRoot: ${JSON.stringify(installed.root)}, sessionId: 'host-fds' })
 process.stdout.write(JSON.stringify(c.plan.account.classes.protected))
 await sb.dispose()`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', driver], { encoding: 'utf8', timeout: 60_000 })
+  const argv = as(user, [process.execPath, '--input-type=module', '-e', driver])
+  const r = spawnSync(argv[0] as string, argv.slice(1), { env: ENV(installed.base), encoding: 'utf8', timeout: 60_000 })
   if (r.status !== 0) throw new Error(`the verdict driver failed (${r.status}): ${r.stderr}`)
   return (JSON.parse(r.stdout) as { governed: boolean }).governed
 }
 
-/** Runs the installed copy's CLI (or `argv` as given) unconfined; true when the planted code ran. */
-export function laterRunExecutesPlant(installed: Installed, argv: readonly string[]): boolean {
+/** Runs the installed copy's CLI (or `argv` as given) unconfined as `user`; true when the planted code ran. */
+export function laterRunExecutesPlant(
+  installed: Installed,
+  argv: readonly string[],
+  user: AttackUser = 'root',
+): boolean {
   fs.rmSync(installed.marker, { force: true })
-  spawnSync(argv[0] as string, argv.slice(1), {
+  const run = as(user, argv)
+  spawnSync(run[0] as string, run.slice(1), {
     cwd: installed.root,
     env: ENV(installed.base),
     encoding: 'utf8',
