@@ -40,7 +40,13 @@
  * spawn (the idle supervisor at the start, its status line at the end); on 2 shared cores the
  * supervisor often gets no CPU until the command has run, so rt.spawn returns after ~1.4 of
  * ~1.5 ms (interleaved here) or ~0.5 of ~1.0 ms (back to back). That is the gap between
- * cordon.ro (~0.79-0.84x) and floor.direct.ro (~0.62x), and why 0.75x is missed.
+ * cordon.ro (~0.79-0.84x) and floor.direct.ro (~0.62x), and why 0.75x was missed.
+ *
+ * Since the launcher runs as SCHED_BATCH (native/zygote.cc: its fork of the next idle supervisor
+ * no longer preempts the supervisor sending the answer), cordon.ro is ~0.73-0.76x here. What is
+ * left: in this interleaved bench the host's wake-up for the answer often comes only once the
+ * command is done (marks: ~0.6-1 ms after the answer was sent), the scheduler keeping the host
+ * behind the command on 2 cores.
  *
  *   node --expose-gc bench/confined-spawn.mjs
  *   (CONFINED_WARMUP, CONFINED_ITERS, CONFINED_ROUNDS, PROBE_ITERS override)
