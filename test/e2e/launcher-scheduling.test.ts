@@ -3,12 +3,12 @@
 // only supervised, runs under the host's own policy. Read from /proc, against the real launcher.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { launcherPids } from '../../src/subprocess/launcher.js'
 import { describeWithBackend } from '../support/backends.js'
 import { runSpec, specFor } from '../support/run-confined.js'
+import { scratchDir } from '../support/scratch.js'
 
 const SCHED_OTHER = 0
 const SCHED_BATCH = 3
@@ -25,15 +25,7 @@ function policyOf(stat: string): number {
   return Number(fields[41 - 3])
 }
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
-})
-function workDir(): string {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-sched-')))
-  dirs.push(d)
-  return d
-}
+const workDir = () => scratchDir('cordon-sched')
 
 await describeWithBackend('landlock', 'launcher scheduling policy', (sandbox) => {
   it('the launcher is batch; a confined and a supervised command run as the host does (SCHED_OTHER)', async () => {
