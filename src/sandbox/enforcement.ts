@@ -161,9 +161,15 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
   c.resources = resourcesVerdict(facts, policy.limits)
   const inWritable = policy.shield?.hiddenInWritable ?? []
   c.secrets =
-    inWritable.length === 0
-      ? yes(`Landlock grants no read right on the hidden paths (their names stay listable; ${BY_PATH})`)
-      : no(`Landlock cannot hide what lies inside a writable root: ${listed(inWritable)} (bubblewrap can)`)
+    inWritable.length > 0
+      ? no(`Landlock cannot hide what lies inside a writable root: ${listed(inWritable)} (bubblewrap can)`)
+      : policy.mode === 'read-only'
+        ? yes(
+            `Landlock grants no read right on the hidden paths (their names stay listable; ${BY_PATH}); seccomp refuses inotify and fanotify watches, which Landlock does not govern`,
+          )
+        : no(
+            'Landlock does not govern inotify and fanotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
+          )
   c.protected = no(
     `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can)`,
   )

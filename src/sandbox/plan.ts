@@ -166,6 +166,9 @@ export function landlockPlan(
     privatePid: false,
     privateIpc,
     privateNet,
+    // Where `full` is promised, no watch may see into the hidden places (Landlock does not govern
+    // watches); workspace-write keeps them for file watchers and its account says so.
+    refuseWatches: policy.mode === 'read-only',
   }
   const program = host.seccomp ? seccompProgramFor(input) : undefined
   const account = landlockAccount(

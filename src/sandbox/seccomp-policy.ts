@@ -16,6 +16,10 @@
  * - read-only: the metadata family (mode, owner, times, xattrs) and every inode-changing
  *   filesystem ioctl (families 'f', 'v', 'X', 'r', 'o', 0x94, 0x97, 0xf5 that write or carry no
  *   direction), minus the queries and clones listed in INODE_IOCTL_ALLOWED.
+ * - file-notification watches, where the hidden places are closed by Landlock alone (`read-only`
+ *   on Landlock): `inotify_add_watch` and `fanotify_mark` are refused. Landlock has no hook for
+ *   watches: a command could watch a hidden directory and read the names of what the host opens
+ *   or makes there, and when (bubblewrap's masks leave it nothing to watch).
  * - network: deny: with a private network namespace only AF_INET, AF_INET6 and AF_NETLINK sockets
  *   (loopback inside it); without one, no socket() at all. `socketpair` stays for AF_UNIX, and
  *   inherited sockets keep working; unix sockets inside the roots fail too (their paths cannot
@@ -48,6 +52,8 @@ export interface SeccompInput {
    * own ptys) is allowed; injection (TIOCSTI) and console control stay refused.
    */
   privateDevpts?: boolean
+  /** Refuse file-notification watches (the hidden places are closed only by Landlock, which does not govern watches). */
+  refuseWatches?: boolean
 }
 
 /** The metadata family refused under `read-only`: mode, owner, times, extended attributes. */
@@ -74,6 +80,9 @@ export const METADATA_SYSCALLS: readonly SyscallName[] = [
   'removexattrat',
   'file_setattr',
 ]
+
+/** The calls that set a file-notification watch by path (dnotify needs an open fd: Landlock governs that). */
+export const WATCH_SYSCALLS: readonly SyscallName[] = ['inotify_add_watch', 'fanotify_mark']
 
 /** io_uring is refused always: its operations bypass the syscall filter. */
 export const IO_URING_SYSCALLS: readonly SyscallName[] = ['io_uring_setup', 'io_uring_enter', 'io_uring_register']
@@ -156,6 +165,7 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
   refuse(KEYRING_SYSCALLS)
   if (!input.privateIpc) refuse(IPC_SYSCALLS)
   if (input.mode === 'read-only') refuse(METADATA_SYSCALLS)
+  if (input.refuseWatches) refuse(WATCH_SYSCALLS)
   rules.push({
     name: 'ioctl',
     commands: Object.values(TERMINAL_IOCTLS).filter((c) => !(input.privateDevpts && c === TERMINAL_IOCTLS.TIOCSCTTY)),

@@ -28,6 +28,8 @@ export type SyscallName = keyof (typeof SYSCALL_NUMBERS)['x86_64']
 export const SYSCALL_NUMBERS = {
   x86_64: {
     ioctl: 16,
+    inotify_add_watch: 254,
+    fanotify_mark: 301,
     fcntl: 72,
     socket: 41,
     socketpair: 53,
@@ -98,6 +100,7 @@ export const SYSCALL_NUMBERS = {
     lremovexattr: 15,
     fremovexattr: 16,
     fcntl: 25,
+    inotify_add_watch: 27,
     ioctl: 29,
     ioprio_set: 30,
     fchmod: 52,
@@ -135,6 +138,7 @@ export const SYSCALL_NUMBERS = {
     migrate_pages: 238,
     move_pages: 239,
     prlimit64: 261,
+    fanotify_mark: 263,
     sched_setattr: 274,
     io_uring_setup: 425,
     io_uring_enter: 426,
