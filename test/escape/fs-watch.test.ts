@@ -167,3 +167,52 @@ async function secretsVerdict(
     await sandbox.dispose()
   }
 }
+
+// The same class without a watch: stat of a name known inside a hidden dir. Landlock has no
+// right for it (its account and limitations say so); bubblewrap's mask leaves nothing there.
+for (const user of USERS) {
+  const skip = user === 'nobody' && needsRoot
+  describe.skipIf(skip)(
+    `stat of a known name in a hidden dir as ${user}${skip ? ' (skipped: needs a root test process)' : ''}`,
+    () => {
+      const statArgv = (l: Layout) => ['stat', '-c', 'size=%s', path.join(l.hidden, 'key')]
+      const run = (user: AttackUser, l: Layout, argv: string[]) => {
+        const a = asUser(user, argv)
+        const r = spawnSync(a[0]!, a.slice(1), {
+          cwd: l.root,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: l.base },
+          encoding: 'utf8',
+          timeout: 60_000,
+        })
+        return `${r.stdout}${r.stderr}`
+      }
+
+      it('control: unconfined, stat shows the hidden file and its size', () => {
+        const l = layout(user, 'stat-control')
+        expect(run(user, l, statArgv(l))).toContain('size=11')
+      })
+
+      for (const backend of TEST_BACKENDS) {
+        it(`${backend}, read-only: nothing shows, or the account says it does`, async (ctx) => {
+          await needBackend(ctx, backend)
+          const l = layout(user, `stat-${backend}`)
+          const cli = [process.execPath, CLI, 'run', '--backend', backend, '--root', l.root, '--hide', l.hidden, '--']
+          const output = run(user, l, [...cli, ...statArgv(l)])
+          expect(output, 'reach: stat ran').toMatch(/size=|No such file|Permission denied/)
+          if (backend === 'landlock') {
+            // No Landlock right covers stat: the claim is the account naming it.
+            expect(output, 'the control proves this shows the size').toContain('size=11')
+            const secrets = await secretsVerdict(backend, 'read-only', l)
+            expect(secrets.how).toMatch(/still answers stat: existence, size and times/)
+            const sandbox = await LocalSandbox.create({ backends: [backend] })
+            const limits = sandbox.capabilities.backends.landlock?.limitations ?? []
+            await sandbox.dispose()
+            expect(limits.join('\n')).toMatch(/stat, access and readlink are not Landlock rights/)
+            return
+          }
+          expect(output, `BREAK under ${backend}:\n${output}`).not.toContain('size=')
+        }, 120_000)
+      }
+    },
+  )
+}
