@@ -40,7 +40,7 @@ export const LANDLOCK_LIMITATIONS: readonly string[] = [
   'pre-existing hard links inside a writable root to files outside it stay writable through the link',
   'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'names stay listable everywhere: /dev and other closed places refuse opening their entries, not listing them',
-  'stat, access and readlink are not Landlock rights: a name known inside a hidden place still shows its existence, size and times (bubblewrap hides them)',
+  'stat, access, readlink and getxattr are not Landlock rights: a name known inside a hidden place still shows its existence, size, times, link target and extended attributes (bubblewrap hides them)',
   "host /proc/PID/cmdline stays readable (secrets in other processes' argv leak); /proc/PID/environ, mem and fd are refused",
   'flock on readable files and binding an abstract-socket name a host client later connects to are not refused',
   'process control is allowed only on the caller itself: per-thread calls (sched_setaffinity, setpriority with a thread id) fail with EPERM',

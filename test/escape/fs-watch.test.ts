@@ -168,8 +168,9 @@ async function secretsVerdict(
   }
 }
 
-// The same class without a watch: stat of a name known inside a hidden dir. Landlock has no
-// right for it (its account and limitations say so); bubblewrap's mask leaves nothing there.
+// The same class without a watch: stat of a name known inside a hidden dir (readlink and getxattr
+// go the same way). Landlock has no right for them (its account and limitations say so);
+// bubblewrap's mask leaves nothing there.
 for (const user of USERS) {
   const skip = user === 'nobody' && needsRoot
   describe.skipIf(skip)(
@@ -203,11 +204,11 @@ for (const user of USERS) {
             // No Landlock right covers stat: the claim is the account naming it.
             expect(output, 'the control proves this shows the size').toContain('size=11')
             const secrets = await secretsVerdict(backend, 'read-only', l)
-            expect(secrets.how).toMatch(/still answers stat: existence, size and times/)
+            expect(secrets.how).toMatch(/still answers stat, readlink and getxattr/)
             const sandbox = await LocalSandbox.create({ backends: [backend] })
             const limits = sandbox.capabilities.backends.landlock?.limitations ?? []
             await sandbox.dispose()
-            expect(limits.join('\n')).toMatch(/stat, access and readlink are not Landlock rights/)
+            expect(limits.join('\n')).toMatch(/stat, access, readlink and getxattr are not Landlock rights/)
             return
           }
           expect(output, `BREAK under ${backend}:\n${output}`).not.toContain('size=')
