@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
@@ -91,6 +92,10 @@ int run_canary(int argc, char** argv) {
     result("lease", -1);
     result("fs_ioctl", -1);
   }
+  // A file-notification watch (Landlock does not govern watches; seccomp refuses them under read-only).
+  int watcher = inotify_init1(IN_CLOEXEC);
+  result("watch", watcher < 0 ? errno : errno_of(inotify_add_watch(watcher, dir.c_str(), IN_OPEN)));
+  if (watcher >= 0) close(watcher);
   int sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   result("socket_inet", sock < 0 ? errno : 0);
   if (sock >= 0) close(sock);

@@ -48,6 +48,8 @@ export interface CanaryExpectation {
   privatePid: boolean
   /** Writes outside fail with this errno (EACCES under Landlock, EROFS under bwrap's binds). */
   writeRefusal: readonly number[]
+  /** inotify watches are refused (Landlock read-only: the hidden places are closed by Landlock alone). */
+  watchesRefused?: boolean
 }
 
 /** One check that did not hold. */
@@ -90,6 +92,7 @@ export function judgeCanary(
   check('tiocsti', refused, 'TIOCSTI refused')
   check('lease', refused, 'F_SETLEASE refused')
   check('fs_ioctl', refused, 'FS_IOC_SETVERSION on a read-only fd refused')
+  if (expect.watchesRefused) check('watch', refused, 'inotify watches refused (read-only)')
   if (expect.networkDenied) {
     check('socket_unix', refused, 'AF_UNIX sockets refused under network deny')
     if (expect.privateNet) {

@@ -262,6 +262,7 @@ async function canaryFor(
         privateNet: plan.namespaces.net,
         privatePid: false,
         writeRefusal: [13],
+        watchesRefused: true,
       },
       { ...hostNamespaces(), orphanGone: run.orphanGone },
     )
@@ -274,6 +275,7 @@ async function canaryFor(
       'tiocsti',
       'lease',
       'fs_ioctl',
+      'watch',
       'socket_unix',
       'socket_inet',
     ])
