@@ -57,7 +57,15 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     expect(cap.governs?.['workspace-write']).not.toContain('metadata')
     expect(cap.accounts?.['workspace-write'].inherit.ungoverned).toEqual(['metadata'])
     // The canary really ran: each class was refused on this kernel.
-    expect(cap.canary).toMatchObject({ write_outside: 13, chmod: 1, signal: 1, prlimit: 1, keyring: 1, tiocsti: 1, watch: 1 })
+    expect(cap.canary).toMatchObject({
+      write_outside: 13,
+      chmod: 1,
+      signal: 1,
+      prlimit: 1,
+      keyring: 1,
+      tiocsti: 1,
+      watch: 1,
+    })
     expect(cap.limitations.join('\n')).toMatch(/pathname unix sockets/)
     expect(cap.remedy).toBeTruthy()
     expect(cap.probeMs).toBeGreaterThan(0)
