@@ -165,10 +165,10 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
       ? no(`Landlock cannot hide what lies inside a writable root: ${listed(inWritable)} (bubblewrap can)`)
       : policy.mode === 'read-only'
         ? yes(
-            `Landlock grants no read right on the hidden paths (their names stay listable, and a name known inside one still answers stat, readlink and getxattr: existence, size, times, link target, extended attributes; ${BY_PATH}); seccomp refuses inotify and fanotify watches, which Landlock does not govern`,
+            `Landlock grants no read right on the hidden paths (their names stay listable, and a name known inside one still answers stat, readlink and getxattr: existence, size, times, link target, extended attributes; ${BY_PATH}); seccomp refuses inotify, fanotify and dnotify watches, which Landlock does not govern`,
           )
         : no(
-            'Landlock does not govern inotify and fanotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
+            'Landlock does not govern inotify, fanotify and dnotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
           )
   c.protected = no(
     `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can)`,

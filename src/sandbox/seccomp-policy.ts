@@ -17,7 +17,8 @@
  *   filesystem ioctl (families 'f', 'v', 'X', 'r', 'o', 0x94, 0x97, 0xf5 that write or carry no
  *   direction), minus the queries and clones listed in INODE_IOCTL_ALLOWED.
  * - file-notification watches, where the hidden places are closed by Landlock alone (`read-only`
- *   on Landlock): `inotify_add_watch` and `fanotify_mark` are refused. Landlock has no hook for
+ *   on Landlock): `inotify_add_watch`, `fanotify_mark` and dnotify (`fcntl(F_NOTIFY)`: a hidden
+ *   dir opens, READ_DIR being granted everywhere) are refused. Landlock has no hook for
  *   watches: a command could watch a hidden directory and read the names of what the host opens
  *   or makes there, and when (bubblewrap's masks leave it nothing to watch).
  * - network: deny: with a private network namespace only AF_INET, AF_INET6 and AF_NETLINK sockets
@@ -81,7 +82,7 @@ export const METADATA_SYSCALLS: readonly SyscallName[] = [
   'file_setattr',
 ]
 
-/** The calls that set a file-notification watch by path (dnotify needs an open fd: Landlock governs that). */
+/** The calls that set a file-notification watch by path (dnotify, through an fd, is `F_NOTIFY` below). */
 export const WATCH_SYSCALLS: readonly SyscallName[] = ['inotify_add_watch', 'fanotify_mark']
 
 /** io_uring is refused always: its operations bypass the syscall filter. */
@@ -145,6 +146,9 @@ export const INODE_IOCTL_ALLOWED: Readonly<Record<string, number>> = {
 /** F_SETLEASE: a lease on a readable host file stalls its writers. */
 export const F_SETLEASE = 1024
 
+/** fcntl's dnotify command: a directory watch through an fd (READ_DIR is granted everywhere, so a hidden dir opens). */
+export const F_NOTIFY = 1026
+
 /** Socket families named by the network rules. */
 export const AF = { UNIX: 1, INET: 2, INET6: 10, NETLINK: 16, VSOCK: 40 } as const
 
@@ -173,7 +177,10 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
       ? { inodeFamilies: Object.values(INODE_IOCTL_FAMILIES), allowed: Object.values(INODE_IOCTL_ALLOWED) }
       : {}),
   })
-  rules.push({ name: 'fcntl', refuseWhen: { arg: 1, oneOf: [F_SETLEASE] } })
+  rules.push({
+    name: 'fcntl',
+    refuseWhen: { arg: 1, oneOf: input.refuseWatches ? [F_SETLEASE, F_NOTIFY] : [F_SETLEASE] },
+  })
   if (!input.privatePid) {
     for (const name of [
       'prlimit64',

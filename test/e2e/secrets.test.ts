@@ -91,7 +91,7 @@ describe.each(['landlock', 'bubblewrap'] as const)('hidden paths [%s]', (backend
         // Landlock keeps file watches under workspace-write (test/escape/fs-watch.test.ts): the account says so.
         const watched = backend === 'landlock' && mode === 'workspace-write'
         expect(c.plan?.account.classes.secrets?.governed).toBe(!watched)
-        if (watched) expect(c.plan?.account.classes.secrets?.how).toMatch(/inotify and fanotify/)
+        if (watched) expect(c.plan?.account.classes.secrets?.how).toMatch(/inotify, fanotify and dnotify/)
         const r = await runSpec({ ...c.spec, env: { ...c.spec.env, HOME: home } })
         expect(r.stdout).not.toContain('SECRET-READ')
         expect(r.stdout).toContain('github.com ssh-ed25519')

@@ -35,6 +35,30 @@ if wd >= 0 and select.select([fd], [], [], 3)[0]:
 print("events " + ",".join(names), flush=True)
 `
 
+// The same through dnotify: fcntl(F_NOTIFY) on the hidden dir opened O_RDONLY (Landlock grants
+// READ_DIR everywhere, so it opens); prints "watching", then "fired" when a signal came within 3 s.
+const DNOTIFY_WATCHER = `
+import fcntl, os, signal, sys, time
+fired = []
+signal.signal(signal.SIGIO, lambda *a: fired.append(1))
+try:
+    fd = os.open(sys.argv[1], os.O_RDONLY)
+    fcntl.fcntl(fd, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+except OSError as e:
+    print("refused " + e.strerror, flush=True)
+    sys.exit(0)
+print("watching", flush=True)
+end = time.time() + 3
+while not fired and time.time() < end:
+    time.sleep(0.05)
+print("events " + ("key" if fired else ""), flush=True)
+`
+
+const WATCH_KINDS = ['inotify', 'dnotify'] as const
+const MODES = ['read-only', 'workspace-write'] as const
+const watcherOf = (l: Layout, kind: (typeof WATCH_KINDS)[number]) =>
+  kind === 'inotify' ? l.watcher : path.join(l.base, 'dnotify.py')
+
 interface Layout {
   base: string
   root: string
@@ -52,6 +76,7 @@ function layout(user: AttackUser, name: string): Layout {
   fs.writeFileSync(path.join(hidden, 'key'), 'the secret\n')
   const watcher = path.join(base, 'watch.py')
   fs.writeFileSync(watcher, WATCHER)
+  fs.writeFileSync(path.join(base, 'dnotify.py'), DNOTIFY_WATCHER)
   if (user === 'nobody') {
     fs.chmodSync(path.dirname(base), 0o755)
     expect(spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, base]).status).toBe(0)
@@ -98,17 +123,19 @@ for (const user of USERS) {
   describe.skipIf(skip)(
     `watching a hidden dir as ${user}${skip ? ' (skipped: needs a root test process)' : ''}`,
     () => {
-      it('control: unconfined, the watcher sees the host open the hidden file', async () => {
-        const l = layout(user, 'control')
-        const output = await watchWhileHostReads(user, l, [PYTHON, l.watcher, l.hidden])
-        expect(seen(output), output).toContain('key')
-      })
+      for (const kind of WATCH_KINDS) {
+        it(`control: unconfined, the ${kind} watcher sees the host open the hidden file`, async () => {
+          const l = layout(user, `control-${kind}`)
+          const output = await watchWhileHostReads(user, l, [PYTHON, watcherOf(l, kind), l.hidden])
+          expect(seen(output), output).toContain('key')
+        })
+      }
 
       for (const backend of TEST_BACKENDS) {
-        for (const mode of ['read-only', 'workspace-write'] as const) {
-          it(`${backend}, ${mode}: the watch sees nothing of the hidden dir, or the account says it can`, async (ctx) => {
+        for (const [mode, kind] of MODES.flatMap((m) => WATCH_KINDS.map((k) => [m, k] as const))) {
+          it(`${backend}, ${mode}, ${kind}: the watch sees nothing of the hidden dir, or the account says it can`, async (ctx) => {
             await needBackend(ctx, backend)
-            const l = layout(user, `${backend}-${mode}`)
+            const l = layout(user, `${backend}-${mode}-${kind}`)
             const cli = [process.execPath, CLI, 'run', '--backend', backend, '--mode', mode, '--root', l.root]
             const output = await watchWhileHostReads(user, l, [
               ...cli,
@@ -116,7 +143,7 @@ for (const user of USERS) {
               l.hidden,
               '--',
               PYTHON,
-              l.watcher,
+              watcherOf(l, kind),
               l.hidden,
             ])
             expect(output, 'reach: the watcher ran').toMatch(/watching|refused/)
@@ -126,7 +153,7 @@ for (const user of USERS) {
               expect(names, 'the control proves this would see the file').toContain('key')
               const secrets = await secretsVerdict(backend, mode, l)
               expect(secrets.governed).toBe(false)
-              expect(secrets.how).toMatch(/inotify and fanotify/)
+              expect(secrets.how).toMatch(/inotify, fanotify and dnotify/)
               return
             }
             expect(names ?? [], `BREAK under ${backend} ${mode}:\n${output}`).not.toContain('key')
