@@ -115,6 +115,19 @@ export function findProcesses(marker: string): number[] {
   return found
 }
 
+const PF_EXITING = 0x4
+
+/** Whether `pid` has begun its exit (PF_EXITING in /proc/PID/stat's flags, field 9). */
+function exiting(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1')
+    const flags = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[9 - 3])
+    return (flags & PF_EXITING) !== 0
+  } catch {
+    return true
+  }
+}
+
 function sizeOf(file: string): number {
   try {
     return fs.statSync(file).size
@@ -133,7 +146,10 @@ async function waitStarted(leaver: Leaver, timeoutMs = 10_000): Promise<string[]
 /** What is alive now and what still grows 400 ms later; then every survivor is SIGKILLed. */
 async function leftovers(leaver: Leaver, started: string[], output = ''): Promise<LifetimeOutcome> {
   const names = Object.keys(leaver.markers)
-  const found = names.map((n) => findProcesses(leaver.markers[n]!))
+  // A member SIGKILLed just before the end may be mid-exit when looked at: its pipes are closed
+  // (so the run ended) but /proc says running until it is a zombie. The kernel marks it
+  // PF_EXITING from the start of its exit: such a member is dying, not a survivor.
+  const found = names.map((n) => findProcesses(leaver.markers[n]!).filter((pid) => !exiting(pid)))
   const aliveAtEnd = names.filter((_, i) => found[i]!.length > 0)
   const aliveDetail = found.flat().map(describe)
   const logs = names.map((n) => `${leaver.markers[n]}.log`)
