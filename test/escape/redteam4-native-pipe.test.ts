@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
+import type { SandboxBackendName } from '../../src/policy/backends.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 import { needBackend, TEST_BACKENDS } from '../support/backends.js'
 import { scratchDir } from '../support/scratch.js'
@@ -33,14 +34,25 @@ for k in range(0, ${FLOOD_BYTES}, step):
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 
-/** Runs `true` confined twice (the ruleset cache and the read view's inotify keep an fd from then on), so fd counts compare runs only. */
-async function warm(
-  sandbox: LocalSandbox,
-  rt: LocalSubprocessRuntime,
-  s: SubprocessSpawnSpec,
+/**
+ * A fresh sandbox and runtime for `backend`, warmed by two confined runs of `true` (the ruleset
+ * cache and the read view's inotify keep an fd from then on), and the host's fd count after them,
+ * so fd counts compare runs only.
+ */
+async function warmed(
+  backend: SandboxBackendName,
   policy: Parameters<LocalSandbox['confine']>[1],
+  trueSpec: SubprocessSpawnSpec,
 ) {
-  for (let i = 0; i < 2; i++) await rt.spawn(sandbox.confine({ ...s, argv: ['true'] }, policy).spec).done
+  const sandbox = await LocalSandbox.create({ backends: [backend] })
+  const rt = new LocalSubprocessRuntime()
+  for (let i = 0; i < 2; i++) await rt.spawn(sandbox.confine(trueSpec, policy).spec).done
+  const before = await fdCount()
+  const dispose = async () => {
+    await sandbox.dispose()
+    await rt.dispose()
+  }
+  return { sandbox, rt, before, dispose }
 }
 
 /** /proc/self/fd's count, after the loop has settled. */
@@ -95,10 +107,7 @@ for (const backend of TEST_BACKENDS)
     it('both streams flooded at once arrive whole and unmixed, and no fd is left', async (ctx) => {
       await needBackend(ctx, backend)
       const expected = spawnSync('python3', ['-c', FLOOD], { maxBuffer: 64 * MB })
-      const sandbox = await LocalSandbox.create({ backends: [backend] })
-      const rt = new LocalSubprocessRuntime()
-      await warm(sandbox, rt, spec(['true']), policy)
-      const before = await fdCount()
+      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
       for (let round = 0; round < 3; round++) {
         const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] }
         const handle = rt.spawn(sandbox.confine(spec(['python3', '-c', FLOOD], chunks), policy).spec)
@@ -112,16 +121,12 @@ for (const backend of TEST_BACKENDS)
         expect(handle.collected.stdout?.readFrom(FLOOD_BYTES - 20).text).toBe(expected.stdout.subarray(-20).toString())
       }
       expect(await fdCount()).toBeLessThanOrEqual(before)
-      await sandbox.dispose()
-      await rt.dispose()
+      await dispose()
     }, 120_000)
 
     it('a descendant in a new session holding the pipes: the run ends with its command, and its bytes are kept', async (ctx) => {
       await needBackend(ctx, backend)
-      const sandbox = await LocalSandbox.create({ backends: [backend] })
-      const rt = new LocalSubprocessRuntime()
-      await warm(sandbox, rt, spec(['true']), policy)
-      const before = await fdCount()
+      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
       const started = Date.now()
       const handle = rt.spawn(
         sandbox.confine(
@@ -139,16 +144,12 @@ for (const backend of TEST_BACKENDS)
       expect(handle.collected.stdout?.readFrom(0).text).toMatch(/^from-command\n/)
       expect(await handle.waitForExit()).toBe(true)
       expect(await fdCount()).toBeLessThanOrEqual(before)
-      await sandbox.dispose()
-      await rt.dispose()
+      await dispose()
     }, 60_000)
 
     it('a command that closes its output fds, reopens them elsewhere and goes on: the run ends at its exit', async (ctx) => {
       await needBackend(ctx, backend)
-      const sandbox = await LocalSandbox.create({ backends: [backend] })
-      const rt = new LocalSubprocessRuntime()
-      await warm(sandbox, rt, spec(['true']), policy)
-      const before = await fdCount()
+      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
       const handle = rt.spawn(
         sandbox.confine(
           spec([
@@ -164,7 +165,6 @@ for (const backend of TEST_BACKENDS)
       expect(handle.collected.stdout?.readFrom(0).text).toBe('first\n')
       expect(handle.collected.stderr?.readFrom(0).text).toBe('e1\n')
       expect(await fdCount()).toBeLessThanOrEqual(before)
-      await sandbox.dispose()
-      await rt.dispose()
+      await dispose()
     }, 60_000)
   })
