@@ -42,17 +42,19 @@ const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 async function warmed(
   backend: SandboxBackendName,
   policy: Parameters<LocalSandbox['confine']>[1],
-  trueSpec: SubprocessSpawnSpec,
+  specOf: (argv: string[]) => SubprocessSpawnSpec,
 ) {
   const sandbox = await LocalSandbox.create({ backends: [backend] })
   const rt = new LocalSubprocessRuntime()
-  for (let i = 0; i < 2; i++) await rt.spawn(sandbox.confine(trueSpec, policy).spec).done
+  /** `sh -c script`, confined. */
+  const sh = (script: string) => rt.spawn(sandbox.confine(specOf(['sh', '-c', script]), policy).spec)
+  for (let i = 0; i < 2; i++) await rt.spawn(sandbox.confine(specOf(['true']), policy).spec).done
   const before = await fdCount()
   const dispose = async () => {
     await sandbox.dispose()
     await rt.dispose()
   }
-  return { sandbox, rt, before, dispose }
+  return { sandbox, rt, sh, before, dispose }
 }
 
 /** /proc/self/fd's count, after the loop has settled. */
@@ -107,7 +109,7 @@ for (const backend of TEST_BACKENDS)
     it('both streams flooded at once arrive whole and unmixed, and no fd is left', async (ctx) => {
       await needBackend(ctx, backend)
       const expected = spawnSync('python3', ['-c', FLOOD], { maxBuffer: 64 * MB })
-      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
+      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec)
       for (let round = 0; round < 3; round++) {
         const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] }
         const handle = rt.spawn(sandbox.confine(spec(['python3', '-c', FLOOD], chunks), policy).spec)
@@ -126,17 +128,10 @@ for (const backend of TEST_BACKENDS)
 
     it('a descendant in a new session holding the pipes: the run ends with its command, and its bytes are kept', async (ctx) => {
       await needBackend(ctx, backend)
-      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
+      const { sh, before, dispose } = await warmed(backend, policy, spec)
       const started = Date.now()
-      const handle = rt.spawn(
-        sandbox.confine(
-          spec([
-            'sh',
-            '-c',
-            'setsid sh -c "sleep 0.3; echo late-from-descendant; sleep 60" & (setsid sleep 60 &) ; echo from-command; exit 7',
-          ]),
-          policy,
-        ).spec,
+      const handle = sh(
+        'setsid sh -c "sleep 0.3; echo late-from-descendant; sleep 60" & (setsid sleep 60 &) ; echo from-command; exit 7',
       )
       const outcome = await handle.done
       expect(outcome.exitCode).toBe(7)
@@ -149,16 +144,9 @@ for (const backend of TEST_BACKENDS)
 
     it('a command that closes its output fds, reopens them elsewhere and goes on: the run ends at its exit', async (ctx) => {
       await needBackend(ctx, backend)
-      const { sandbox, rt, before, dispose } = await warmed(backend, policy, spec(['true']))
-      const handle = rt.spawn(
-        sandbox.confine(
-          spec([
-            'sh',
-            '-c',
-            'echo first; echo e1 >&2; exec 1>&- 2>&-; sleep 1; exec 1>"$TMPDIR/o" 2>&1; echo after; head -c 5000000 /dev/zero; exit 3',
-          ]),
-          policy,
-        ).spec,
+      const { sh, before, dispose } = await warmed(backend, policy, spec)
+      const handle = sh(
+        'echo first; echo e1 >&2; exec 1>&- 2>&-; sleep 1; exec 1>"$TMPDIR/o" 2>&1; echo after; head -c 5000000 /dev/zero; exit 3',
       )
       const outcome = await handle.done
       expect(outcome.exitCode).toBe(3)
