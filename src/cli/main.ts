@@ -3,8 +3,10 @@
  * cordon itself could not do what was asked.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
+import { PACKAGE_ROOT } from '../policy/package-root.js'
 
 /**
  * `io` with stdin (default process.stdin), each stream read only when asked: making the
@@ -71,7 +73,7 @@ Run \`cordon <verb> --help\` for a verb's options.
 `
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
   return pkg.version
 }
 

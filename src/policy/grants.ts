@@ -23,6 +23,8 @@ import { isWellFormedPolicy } from './policy-check.js'
 import type { NetworkPolicy, SandboxExecutionPolicy, SandboxMode } from './vocabulary.js'
 import { vocabularySchemas } from './vocabulary-schema.js'
 import { onDemand, zod } from './zod-on-demand.js'
+import { pathToFileURL } from 'node:url'
+import { PACKAGE_ROOT } from './package-root.js'
 
 /** The access rights a grant can carry (Landlock's vocabulary, coarsened where bwrap cannot tell apart). */
 export const FS_ACCESS = [
@@ -111,7 +113,7 @@ export const grantTableSchema = onDemand(() => {
 export type GrantTable = Z.infer<ReturnType<typeof grantTableSchema>>
 
 /** Where the grant table lives (works from `src/policy/` and from `dist/policy/`). */
-export const GRANT_TABLE_URL = new URL('../../profiles/grants.json', import.meta.url)
+export const GRANT_TABLE_URL = pathToFileURL(path.join(PACKAGE_ROOT, 'profiles/grants.json'))
 
 /** Reads the table; the one invariant a broken file must never slip past is checked here too. */
 function loadGrantTable(): GrantTable {

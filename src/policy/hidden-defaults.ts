@@ -10,6 +10,8 @@ import path from 'node:path'
 import { InvalidRequestError } from './errors.js'
 import type { SandboxExecutionPolicy } from './vocabulary.js'
 import { onDemand, zod } from './zod-on-demand.js'
+import { pathToFileURL } from 'node:url'
+import { PACKAGE_ROOT } from './package-root.js'
 
 /** One hidden place: a path, or with `only`/`keep` a directory whose children are hidden by name. */
 export interface HiddenPlace {
@@ -51,7 +53,7 @@ export const hiddenTableSchema = onDemand(() => {
 })
 
 /** Where the table lives (works from `src/policy/` and from `dist/policy/`). */
-export const HIDDEN_TABLE_URL = new URL('../../profiles/hidden.json', import.meta.url)
+export const HIDDEN_TABLE_URL = pathToFileURL(path.join(PACKAGE_ROOT, 'profiles/hidden.json'))
 
 function loadTable(): readonly HiddenDefault[] {
   const table = JSON.parse(fs.readFileSync(HIDDEN_TABLE_URL, 'utf8')) as { version?: unknown; entries?: unknown }

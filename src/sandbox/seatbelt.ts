@@ -136,7 +136,7 @@ export interface SeatbeltProfileOptions {
   /**
    * The session's private temp dir, writable in both modes. Under `workspace-write` it must be
    * the grants' own `tempDir` (default: that one); under `read-only` `grantsFor` grants none, so
-   * it is taken from here (DESIGN.md: read-only may write its private scratch dir).
+   * it is taken from here (read-only may write its private scratch dir too).
    */
   tempDir?: string | undefined
   /** The command's own terminal (`/dev/ttysNNN`): readable, writable, ioctl. Other terminals stay closed. */

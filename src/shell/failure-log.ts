@@ -12,6 +12,7 @@ import path from 'node:path'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
 import { removeTreeSync } from '../subprocess/remove-tree.js'
 import { uniqueSuffix } from '../subprocess/unique-name.js'
+import { PACKAGE_ROOT } from '../policy/package-root.js'
 
 /** One failed command: the shell's working directory and the command's text. */
 export interface FailedCommand {
@@ -19,7 +20,7 @@ export interface FailedCommand {
   command: string
 }
 
-const TRAP_SOURCE = new URL('../../profiles/err-trap.bash', import.meta.url)
+const TRAP_SOURCE = path.join(PACKAGE_ROOT, 'profiles/err-trap.bash')
 /** The most of a log read back (a command failing in a loop must not cost the host memory). */
 const MAX_LOG_BYTES = 64 * 1024
 
