@@ -4,9 +4,15 @@
  * lines together at the end. A MISS is reported, not a failure: the exit status is non-zero only
  * when a benchmark itself failed (goals live here, never in tests).
  *
+ * A run of every benchmark then writes those lines as a table, with the date and the machine, into
+ * bench/RESULTS.md (bench/results.mjs), replacing the previous table and keeping the notes around it.
+ * A run of some benchmarks writes nothing unless --results=FILE names where: a partial table must
+ * not replace the whole one.
+ *
  *   npm run bench                     (= node bench/run-all.mjs)
  *   node bench/run-all.mjs --build    rebuild dist/ first even when it exists
  *   node bench/run-all.mjs spawn      run only the named benchmark(s)
+ *   node bench/run-all.mjs env-scrub --results=/tmp/results.md   write that run's table to a file
  *
  * dist/ is built with `npx tsc -p tsconfig.build.json` when it is missing (or with --build).
  * The native addon is not rebuilt here (`npm run build:native`).
@@ -16,6 +22,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { loadavgText, root } from './lib.mjs'
+import { machineFacts, RESULTS_FILE, writeResults } from './results.mjs'
 
 const BENCHES = [
   'spawn',
@@ -31,6 +38,8 @@ const BENCHES = [
 const args = process.argv.slice(2)
 const forceBuild = args.includes('--build')
 const selected = args.filter((a) => !a.startsWith('--'))
+const resultsArg = args.find((a) => a.startsWith('--results='))
+const resultsFile = resultsArg ? resultsArg.slice('--results='.length) : selected.length ? undefined : RESULTS_FILE
 for (const name of selected) {
   if (!BENCHES.includes(name)) {
     console.error(`run-all: unknown benchmark ${name} (known: ${BENCHES.join(', ')})`)
@@ -67,6 +76,8 @@ function run(name) {
 
 const results = []
 const t0 = Date.now()
+const startDate = new Date()
+const loadStart = loadavgText()
 console.log(
   `run-all: node ${process.version}, loadavg at start ${loadavgText()}; numbers are noisy on this shared 2-core machine: ratios are within-run medians of 3 interleaved rounds, absolute numbers are not comparable across runs`,
 )
@@ -89,4 +100,17 @@ for (const r of results) {
   }
 }
 console.log(`goals: ${goals.PASS} PASS, ${goals.MISS} MISS (noisy: a MISS near its limit may be load)`)
+if (resultsFile) {
+  writeResults(resultsFile, {
+    date: startDate,
+    machine: machineFacts(),
+    seconds: Math.round((Date.now() - t0) / 1000),
+    loadStart,
+    loadEnd: loadavgText(),
+    results,
+  })
+  console.log(`run-all: wrote the table to ${resultsFile}`)
+} else {
+  console.log('run-all: some benchmarks only: bench/RESULTS.md left as it was (--results=FILE writes this table)')
+}
 process.exitCode = failed ? 1 : 0

@@ -121,11 +121,11 @@ describe('ARCHITECTURE.md', () => {
     }
     for (const heading of [
       'Floors',
-      'The confinement plan of each backend',
-      'Process lifetime',
+      'One run, top to bottom',
+      'Mechanisms',
       'Invariants (what must never happen)',
       'Where is it decided?',
-      'Mechanism choices and measurements',
+      'Recipes',
     ])
       expect(doc).toContain(`## ${heading}`)
   })
