@@ -22,8 +22,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { SandboxGrants } from '../policy/grants.js'
+import { PACKAGE_ROOT as PACKAGE_DIR } from '../policy/package-root.js'
 import { canonicalPath } from '../policy/resolve.js'
 import type { SandboxPolicy } from '../policy/vocabulary.js'
 import { within } from './read-view.js'
@@ -49,8 +49,8 @@ export interface ProtectedSet {
   mustStay?: Array<{ path: string; target: string }>
 }
 
-/** The installed cordon package's root (works from `src/sandbox/` and `dist/sandbox/`). */
-export const PACKAGE_ROOT = canonicalPath(fileURLToPath(new URL('../../', import.meta.url)))
+/** The installed cordon package's root, symlinks resolved. */
+export const PACKAGE_ROOT = canonicalPath(PACKAGE_DIR)
 
 function lstat(p: string): fs.Stats | undefined {
   try {

@@ -7,13 +7,16 @@
  * (`profiles/seatbelt/mach-services.json`, one reason per entry), read once at module load.
  */
 import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { PACKAGE_ROOT } from '../policy/package-root.js'
 import { onDemand, zod } from '../policy/zod-on-demand.js'
 
 /** A mach service name: reverse-DNS words, nothing SBPL or a shell could read as syntax. */
 export const MACH_SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 
-/** Where the default allow-list lives (works from `src/sandbox/` and from `dist/sandbox/`). */
-export const MACH_SERVICES_URL = new URL('../../profiles/seatbelt/mach-services.json', import.meta.url)
+/** Where the default allow-list lives (derived from the package root). */
+export const MACH_SERVICES_URL = pathToFileURL(path.join(PACKAGE_ROOT, 'profiles/seatbelt/mach-services.json'))
 
 /** One allowed service and why a command needs it. */
 export interface MachServiceEntry {

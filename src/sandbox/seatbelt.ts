@@ -35,7 +35,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { InvalidRequestError, formatZodIssues } from '../policy/errors.js'
+import { PACKAGE_ROOT } from '../policy/package-root.js'
 import { vocabularySchemas } from '../policy/vocabulary-schema.js'
 import { onDemand, zod } from '../policy/zod-on-demand.js'
 import type { SandboxGrants } from '../policy/grants.js'
@@ -43,8 +45,8 @@ import { isNormalAbsolutePath, type ConfinedSandboxMode, type NetworkPolicy } fr
 import { darwinCanonicalPath, sbplString, sbplStringProblem } from './seatbelt-literal.js'
 import { DEFAULT_MACH_SERVICES, isNetworkService, MACH_SERVICE_NAME } from './seatbelt-mach-services.js'
 
-/** Where the SBPL templates live (works from `src/sandbox/` and from `dist/sandbox/`). */
-export const SEATBELT_TEMPLATE_DIR = new URL('../../profiles/seatbelt/', import.meta.url)
+/** Where the SBPL templates live (a file URL with a trailing slash, derived from the package root). */
+export const SEATBELT_TEMPLATE_DIR = pathToFileURL(`${path.join(PACKAGE_ROOT, 'profiles/seatbelt')}/`)
 
 /** The placeholders a template may hold, one per line as `;@name`. */
 export const SEATBELT_PLACEHOLDERS = [
