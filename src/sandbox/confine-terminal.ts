@@ -53,9 +53,9 @@ import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal.js'
 import type { HandedRuleset, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
-import { bubblewrapArgv } from './bubblewrap.js'
-import { rulesetArgsFor } from './confine-spec.js'
-import { type ConfinementPlan, initArgs } from './plan.js'
+import { bubblewrapArgv } from './bubblewrap/argv.js'
+import { rulesetArgsFor } from './confinement/spec.js'
+import { type ConfinementPlan, initArgs } from './confinement/plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
 export interface ConfinedTerminal {

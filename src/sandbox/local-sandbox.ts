@@ -38,24 +38,31 @@ import {
 } from '../subprocess/private-layout.js'
 import { portableHostCapabilities } from '../subprocess/portable-host.js'
 import type { HandedRuleset, SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
-import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
+import { bubblewrapSpec, landlockSpec } from './confinement/spec.js'
 import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
-import type { BubblewrapMounts } from './bubblewrap.js'
-import { accountFor, type BackendFacts, type ShieldFacts } from './enforcement.js'
-import { buildRuleset, RulesetBuildError, statPath } from './landlock.js'
-import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './plan.js'
+import type { BubblewrapMounts } from './bubblewrap/argv.js'
+import { accountFor, type BackendFacts, type ShieldFacts } from './confinement/account.js'
+import { buildRuleset, RulesetBuildError, statPath } from './ruleset/landlock.js'
+import { bubblewrapPlan, type ConfinementPlan, landlockPlan, type PlanHost } from './confinement/plan.js'
 import { probeBackends } from './probe.js'
-import { landlockHost } from './probe-landlock.js'
-import { dirsBetween, type ProtectedSet, protectedSetCurrent, protectedSetFor } from './protected-paths.js'
-import { DEV_CLOSED, type HiddenMount, ReadView, type ReadViewSnapshot, type ViewPlace, within } from './read-view.js'
+import { landlockHost } from './landlock/probe.js'
+import { dirsBetween, type ProtectedSet, protectedSetCurrent, protectedSetFor } from './view/protected-paths.js'
+import {
+  DEV_CLOSED,
+  type HiddenMount,
+  ReadView,
+  type ReadViewSnapshot,
+  type ViewPlace,
+  within,
+} from './view/read-view.js'
 import { checkRoots, RootPins } from './roots.js'
-import { type RulesetHandle, RulesetCache } from './ruleset-cache.js'
-import { cacheEnvFor, hostCacheDirs } from './package-caches.js'
+import { type RulesetHandle, RulesetCache } from './ruleset/cache.js'
+import { cacheEnvFor, hostCacheDirs } from './view/package-caches.js'
 import { type RunAs, reachableBy, runAsFor } from './run-as.js'
-import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './seatbelt-plan.js'
-import { renderSeatbeltProfile } from './seatbelt.js'
+import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './seatbelt/plan.js'
+import { renderSeatbeltProfile } from './seatbelt/profile.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
-import { socketMasksFor } from './socket-masks.js'
+import { socketMasksFor } from './view/socket-masks.js'
 
 /** The /proc files that list the kernel keys of the user, masked under bubblewrap. */
 const PROC_KEY_FILES: readonly HiddenMount[] = ['/proc/keys', '/proc/key-users']

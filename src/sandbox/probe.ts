@@ -15,10 +15,10 @@ import {
   type SpawnPathFacts,
 } from '../policy/backends.js'
 import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
-import { probeBubblewrap } from './probe-bubblewrap.js'
-import { probeCacheKey, readProbeCache, writeProbeCache } from './probe-disk-cache.js'
-import { LANDLOCK_LIMITATIONS, probeLandlock, REMEDY_BUILD_HELPER } from './probe-landlock.js'
-import { probeSeatbelt } from './seatbelt-probe.js'
+import { probeBubblewrap } from './bubblewrap/probe.js'
+import { probeCacheKey, readProbeCache, writeProbeCache } from './probe/disk-cache.js'
+import { LANDLOCK_LIMITATIONS, probeLandlock, REMEDY_BUILD_HELPER } from './landlock/probe.js'
+import { probeSeatbelt } from './seatbelt/probe.js'
 import { defaultChain } from './select.js'
 
 export { SANDBOX_BACKENDS }

@@ -11,7 +11,7 @@ import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { takeAwayAppeared } from '../subprocess/must-not-appear.js'
 import { classifyDenial } from './facts.js'
-import type { ConfinementPlan } from './plan.js'
+import type { ConfinementPlan } from './confinement/plan.js'
 
 /** The sandbox facts of one run, in the shell seam's shape. */
 export interface RunVerdict {

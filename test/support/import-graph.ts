@@ -13,7 +13,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['tool', 'cli'],
 ]
 
-/** The floor rank of a module path relative to the repository (`src/sandbox/plan.ts` → 2); `index` for src/index.ts. */
+/** The floor rank of a module path relative to the repository (`src/sandbox/confinement/plan.ts` → 2); `index` for src/index.ts. */
 export function floorOf(file: string): { dir: string; rank: number } | undefined {
   const parts = file.split('/')
   if (parts[0] !== 'src') return undefined

@@ -17,7 +17,7 @@ const graph = readImportGraph(repo)
 describe('src/ imports', () => {
   it('reads every module of src/, with its relative imports', () => {
     expect(graph.size).toBeGreaterThan(50)
-    expect(graph.get('src/sandbox/local-sandbox.ts')).toContain('src/sandbox/plan.ts')
+    expect(graph.get('src/sandbox/local-sandbox.ts')).toContain('src/sandbox/confinement/plan.ts')
     expect(graph.get('src/index.ts')).toContain('src/shell/executor.ts')
   })
 

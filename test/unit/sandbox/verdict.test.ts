@@ -6,7 +6,7 @@ import path from 'node:path'
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CONFINEMENT_STAGES, SPAWN_STAGES, SpawnError } from '../../../src/policy/errors.js'
-import type { ConfinementPlan } from '../../../src/sandbox/plan.js'
+import type { ConfinementPlan } from '../../../src/sandbox/confinement/plan.js'
 import { isRunnerFailure, runnerFailureToError, runVerdict } from '../../../src/sandbox/verdict.js'
 import { scratchDir } from '../../support/scratch.js'
 
