@@ -54,7 +54,7 @@ import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal.js'
 import type { HandedRuleset, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapArgv } from './bubblewrap/argv.js'
-import { rulesetArgsFor } from './confinement/spec.js'
+import { rulesetArgsFor } from './bubblewrap/spec.js'
 import { type ConfinementPlan, initArgs } from './confinement/plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */

@@ -24,14 +24,15 @@ import {
 import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
 import { findProgram } from '../../subprocess/program-path.js'
 import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable-host.js'
-import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from '../probe/canary.js'
-import { bubblewrapSpec } from '../confinement/spec.js'
-import { bubblewrapAccount } from '../confinement/account.js'
-import { buildRuleset, statPath } from '../ruleset/landlock.js'
-import { bubblewrapPlan } from '../confinement/plan.js'
-import { accountsFor, landlockHost } from '../landlock/probe.js'
-import { RulesetHandle } from '../ruleset/cache.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
+import { landlockHost } from '../confinement/host.js'
+import { accountsFor } from '../probe/accounts.js'
+import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from '../probe/canary.js'
+import { RulesetHandle } from '../ruleset/cache.js'
+import { buildRuleset, statPath } from '../ruleset/landlock.js'
+import { bubblewrapAccount } from './account.js'
+import { bubblewrapPlan } from './plan.js'
+import { bubblewrapSpec } from './spec.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
 export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [

@@ -1,16 +1,10 @@
 /**
- * A spawn spec turned into the confined spec a plan describes (pure: the ruleset is already
- * built). Landlock: the spec keeps its argv and carries the command's steps and namespaces, which
- * the runtime hands to the launcher. bubblewrap: the argv becomes the bwrap argv around
- * cordon-exec init around the command. Both export the session's TMPDIR.
+ * What every confined spec starts from (landlock/spec.ts, bubblewrap/spec.ts): the caller's spec
+ * without any confinement it may carry, with the plan's environment, the session's TMPDIR, and
+ * collected streams spilling into the session's spill dir.
  */
-import { networkOf } from '../../policy/defaults.js'
-import { InvalidRequestError } from '../../policy/errors.js'
-import { findProgram } from '../../subprocess/program-path.js'
-import type { RulesetReference, SubprocessOutputMode, SubprocessSpawnSpec } from '../../subprocess/types.js'
-import { bubblewrapArgv, WRAPPED_FDS } from '../bubblewrap/argv.js'
-import { rulesetArgs } from '../ruleset/landlock.js'
-import { type ConfinementPlan, initArgs } from './plan.js'
+import type { SubprocessOutputMode, SubprocessSpawnSpec } from '../../subprocess/types.js'
+import type { ConfinementPlan } from './plan.js'
 
 /** A collected stream's spill goes to the session's spill dir (its commands may read it), unless it names one. */
 function spillInto(mode: SubprocessOutputMode, dir: string): SubprocessOutputMode {
@@ -19,7 +13,7 @@ function spillInto(mode: SubprocessOutputMode, dir: string): SubprocessOutputMod
 }
 
 /** The spec without any confinement it may already carry, with the plan's TMPDIR and the session's spill dir. */
-function bare(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawnSpec {
+export function bareSpec(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawnSpec {
   const { confinement: _ignored, ...rest } = spec
   const env = { ...plan.env, ...rest.env }
   if (plan.tempDir !== undefined) env.TMPDIR = plan.tempDir
@@ -31,88 +25,4 @@ function bare(spec: SubprocessSpawnSpec, plan: ConfinementPlan): SubprocessSpawn
   const stderr = spillInto(stdio.stderr, spill)
   if (stdout === stdio.stdout && stderr === stdio.stderr) return out
   return { ...out, stdio: { ...stdio, stdout, stderr } }
-}
-
-/** The Landlock-confined spec. */
-export function landlockSpec(
-  spec: SubprocessSpawnSpec,
-  plan: ConfinementPlan,
-  ruleset: RulesetReference | undefined,
-): SubprocessSpawnSpec {
-  return {
-    ...bare(spec, plan),
-    confinement: {
-      backend: 'landlock',
-      mode: plan.policy.mode,
-      steps: { ...plan.steps, ruleset },
-      namespaces: plan.namespaces,
-    },
-  }
-}
-
-/**
- * How cordon-exec inside bwrap gets the write domain: the host-built ruleset's fd, or the plan's
- * rules (no addon: the portable spawn path; or a rule on the sandbox's own /dev/pts, which only
- * exists inside), each checked against the inode it was planned for.
- */
-export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference | undefined): string[] {
-  if (plan.ruleset === undefined) return []
-  if (ruleset !== undefined && plan.privateDevpts === undefined) return ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
-  const devpts = plan.privateDevpts
-  return [
-    ...rulesetArgs(plan.ruleset),
-    ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
-  ]
-}
-
-/** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
-export function bubblewrapSpec(
-  spec: SubprocessSpawnSpec,
-  plan: ConfinementPlan,
-  ruleset: RulesetReference | undefined,
-  tools: { bwrap: string; helper: string; terminal?: boolean },
-): SubprocessSpawnSpec {
-  const base = bare(spec, plan)
-  // cordon-exec execs a path: the PATH search happens here, on the PATH the command will see.
-  const found = findProgram(spec.argv[0] ?? '', base.env?.PATH ?? process.env.PATH)
-  if ('error' in found) {
-    throw new InvalidRequestError([`argv[0]: ${spec.argv[0]} was not found on PATH (${found.error})`], {
-      context: 'cannot confine the command under bubblewrap',
-    })
-  }
-  const inner = [
-    tools.helper,
-    ...initArgs(plan, {
-      statusFd: WRAPPED_FDS.status,
-      graceMs: spec.graceMs,
-      background: spec.supervise === true,
-      terminal: tools.terminal,
-      ruleset: rulesetArgsFor(plan, ruleset),
-    }),
-    '--',
-    found.path,
-    ...spec.argv.slice(1),
-  ]
-  const argv = bubblewrapArgv(plan.grants, {
-    bwrapPath: tools.bwrap,
-    network: networkOf(plan.policy),
-    tempDir: plan.tempDir,
-    cwd: spec.cwd,
-    command: inner,
-    terminal: tools.terminal,
-    mounts: plan.mounts,
-  })
-  return {
-    ...base,
-    argv,
-    confinement: {
-      backend: 'bubblewrap',
-      mode: plan.policy.mode,
-      ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
-      ...(plan.mounts?.protected.mustStay ? { mustStay: plan.mounts.protected.mustStay } : {}),
-      steps: plan.wrapperSteps,
-      // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
-      wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
-    },
-  }
 }

@@ -5,7 +5,7 @@
  * canary's setsid'd grandchild must be gone when the run is. A seccomp or namespace step the
  * kernel refuses is retried without it, and the verdict says what that costs. Never throws.
  */
-import type { BackendCapability, EnforcementAccount } from '../../policy/backends.js'
+import type { BackendCapability } from '../../policy/backends.js'
 import { errnoName } from '../../policy/errors.js'
 import { grantsFor } from '../../policy/grants.js'
 import { DEFAULT_CANARY_TIMEOUT_MS } from '../../policy/defaults.js'
@@ -20,16 +20,17 @@ import {
   REMEDY_NO_LANDLOCK,
   remedyDefeated,
 } from '../../policy/remedies.js'
-import type { ConfinedSandboxMode, EffectClass, SandboxEnforcement } from '../../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
-import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from '../probe/canary.js'
-import { landlockSpec } from '../confinement/spec.js'
-import { landlockAccount } from '../confinement/account.js'
+import { landlockHost } from '../confinement/host.js'
 import { buildRuleset, KNOWN_ABI } from '../ruleset/landlock.js'
-import { landlockPlan, type PlanHost } from '../confinement/plan.js'
-import { DEV_CLOSED, readEntries } from '../view/read-view.js'
-import { RulesetHandle } from '../ruleset/cache.js'
 import { hostSeccompArch } from '../seccomp/bpf.js'
+import { accountsFor } from '../probe/accounts.js'
+import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from '../probe/canary.js'
+import { RulesetHandle } from '../ruleset/cache.js'
+import { DEV_CLOSED, readEntries } from '../view/read-view.js'
+import { landlockAccount } from './account.js'
+import { landlockPlan } from './plan.js'
+import { landlockSpec } from './spec.js'
 
 /** Things Landlock never governs on an ABI-7 kernel, listed for every host. */
 export const LANDLOCK_LIMITATIONS: readonly string[] = [
@@ -59,44 +60,6 @@ export interface ProbeOptions {
   timeoutMs?: number
   /** The addon (tests inject one); default `loadNative()`. */
   native?: NativeAddon
-}
-
-const MODES = ['read-only', 'workspace-write'] as const
-
-/** Accounts for every mode and network, for the capability. */
-export function accountsFor(
-  account: (mode: ConfinedSandboxMode, network: 'inherit' | 'deny') => EnforcementAccount,
-): Pick<BackendCapability, 'accounts' | 'enforcement' | 'governs'> {
-  const accounts = Object.fromEntries(
-    MODES.map((m) => [m, { inherit: account(m, 'inherit'), deny: account(m, 'deny') }]),
-  ) as Record<ConfinedSandboxMode, { inherit: EnforcementAccount; deny: EnforcementAccount }>
-  const enforcement = Object.fromEntries(
-    MODES.map((m) => [m, { inherit: accounts[m].inherit.enforcement, deny: accounts[m].deny.enforcement }]),
-  ) as Record<ConfinedSandboxMode, { inherit: SandboxEnforcement; deny: SandboxEnforcement }>
-  const governs = Object.fromEntries(MODES.map((m) => [m, accounts[m].deny.governed])) as Record<
-    ConfinedSandboxMode,
-    EffectClass[]
-  >
-  return { accounts, enforcement, governs }
-}
-
-/** The host facts a Landlock plan needs, from the addon and what the probe found. */
-export function landlockHost(
-  native: Pick<NativeAddon, 'hostCapabilities'>,
-  facts: { abi: number; seccomp: boolean; supervisor: boolean; namespaces: boolean },
-): PlanHost {
-  const caps = native.hostCapabilities()
-  const uid = process.getuid?.() ?? 0
-  return {
-    arch: hostSeccompArch() ?? 'x86_64',
-    abi: Math.min(facts.abi, KNOWN_ABI),
-    seccomp: facts.seccomp,
-    supervisor: facts.supervisor,
-    setpcap: caps.setpcap,
-    capLast: caps.capLast,
-    uid,
-    namespaces: { available: facts.namespaces, viaUserNamespace: uid !== 0 },
-  }
 }
 
 /** Probes Landlock (+ seccomp + the launcher) with a canary; never throws. */

@@ -1,7 +1,9 @@
 // The class accounts: what every confined run promises, and how each backend's facts make a class
 // hold or not.
 import { describe, expect, it } from 'vitest'
-import { bubblewrapAccount, landlockAccount, promisedClasses } from '../../../../src/sandbox/confinement/account.js'
+import { bubblewrapAccount } from '../../../../src/sandbox/bubblewrap/account.js'
+import { promisedClasses } from '../../../../src/sandbox/confinement/account.js'
+import { landlockAccount } from '../../../../src/sandbox/landlock/account.js'
 
 describe('class accounts', () => {
   const facts = {
