@@ -3,10 +3,15 @@
  * Seatbelt is a property or a method here, never a comparison of backend names elsewhere. The one
  * module that imports every backend folder.
  */
-import type { BackendCapability, EnforcementAccount, SandboxBackendName } from '../policy/backends.js'
+import type {
+  BackendCapability,
+  EnforcementAccount,
+  SandboxBackendName,
+  SandboxCapabilities,
+} from '../policy/backends.js'
 import type { SandboxPolicy } from '../policy/vocabulary.js'
 import type { SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
-import type { SubprocessSpawnSpec } from '../subprocess/types.js'
+import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapBackend } from './bubblewrap/backend.js'
 import type { ShieldFacts } from './confinement/account.js'
 import type { ConfinementPlan } from './confinement/plan.js'
@@ -26,6 +31,21 @@ export interface BackendProbeOptions {
   spawnPath: SpawnPathChoice
 }
 
+/** How a confined terminal runs under a backend (confine-terminal.ts). */
+export interface TerminalTraits {
+  /** The host hands cordon-exec a ruleset fd built for each spawn (else the rules go on argv). */
+  readonly handsRuleset: boolean
+  /** cordon-exec init is the host's own child (`--host-pid`: it refuses to start once the host is gone). */
+  readonly hostChild: boolean
+  /** The argv node-pty runs around `launcher` (cordon-exec init … -- program). */
+  argv(
+    plan: ConfinementPlan,
+    launcher: string[],
+    spec: SubprocessTerminalSpawnSpec,
+    capabilities: SandboxCapabilities,
+  ): string[]
+}
+
 /** One sandbox backend: its traits, its account, its plan, its confined spec, its probe. */
 export interface SandboxBackend {
   readonly name: SandboxBackendName
@@ -39,6 +59,8 @@ export interface SandboxBackend {
   readonly linux: boolean
   /** Without the addon, cordon-exec inside builds the plan's ruleset from its rules. */
   readonly rulesetInside: boolean
+  /** How a confined terminal runs here; absent: not built for this backend. */
+  readonly terminal?: TerminalTraits | undefined
   /** What this backend governs of `policy` on a host the probe found `capability`. */
   account(policy: SandboxPolicy, capability: BackendCapability, shield: ShieldFacts | undefined): EnforcementAccount
   /** The plan for one policy made concrete on this host. */

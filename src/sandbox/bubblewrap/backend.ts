@@ -17,6 +17,7 @@ import { bubblewrapMounts } from './mounts.js'
 import { bubblewrapPlan } from './plan.js'
 import { probeBubblewrap } from './probe.js'
 import { bubblewrapSpec } from './spec.js'
+import { bubblewrapTerminalArgv } from './terminal.js'
 
 /** What the probe found, as bubblewrap's account reads it for `policy`. */
 function bubblewrapFacts(capability: BackendCapability, policy: SandboxPolicy): BackendFacts {
@@ -57,6 +58,7 @@ export const bubblewrapBackend = {
   viewCheck: 'listing',
   linux: true,
   rulesetInside: true,
+  terminal: { handsRuleset: false, hostChild: false, argv: bubblewrapTerminalArgv },
   account: (policy: SandboxPolicy, capability: BackendCapability, shield: ShieldFacts | undefined) =>
     bubblewrapAccount(bubblewrapFacts(capability, policy), { ...policy, shield }),
   plan(request: PlanRequest): ConfinementPlan {

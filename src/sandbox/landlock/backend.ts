@@ -54,6 +54,7 @@ export const landlockBackend = {
   viewCheck: 'epoch',
   linux: true,
   rulesetInside: false,
+  terminal: { handsRuleset: true, hostChild: true, argv: (_plan: ConfinementPlan, launcher: string[]) => launcher },
   account: (policy: SandboxPolicy, capability: BackendCapability, shield: ShieldFacts | undefined) =>
     landlockAccount(landlockFacts(capability, policy), { ...policy, shield }),
   plan(request: PlanRequest): ConfinementPlan {
