@@ -21,25 +21,13 @@ import { bubblewrapLauncherProgram, type SeccompInput, seccompProgramFor } from 
 import type { BubblewrapMounts } from '../view/mounts.js'
 import { bubblewrapAccount } from './account.js'
 
-/** The bubblewrap backend's plan for `policy` (the bwrap argv itself is built per spec). */
-export function bubblewrapPlan(
-  policy: SandboxPolicy,
+/** The rules of the write domain inside bwrap (and, with the read view inside, of its reads). */
+function insideEntries(
   grants: SandboxGrants,
-  host: PlanHost,
-  wrapper: { setuid: boolean; hostDevpts?: number | undefined },
-  layered?: {
-    viewEpoch: number
-    mounts: BubblewrapMounts
-    shield: ShieldFacts
-    env: Record<string, string>
-    /** The read view's rules: hidden places stay closed by inode, whatever happens to a mask. */
-    readEntries?: readonly RulesetEntry[]
-  },
-): ConfinementPlan {
-  const deny = policy.network === 'deny'
-  const shm = layered?.mounts.shm
-  const reads = layered?.readEntries
-  const entries: RulesetEntry[] = [
+  reads: readonly RulesetEntry[] | undefined,
+  shm: string | undefined,
+): RulesetEntry[] {
+  return [
     ...(reads ?? []),
     ...(reads
       ? grants.readable.map((r) => ({ path: r.path, rights: rightsFor(r.access), origin: 'read' as const }))
@@ -57,6 +45,38 @@ export function bubblewrapPlan(
         ]),
     ...grants.devices.map((d) => ({ path: d.path, rights: rightsFor(d.access), origin: 'device' as const })),
   ]
+}
+
+/** bwrap's own steps: no_new_privs and the launcher program, unless bwrap is setuid (it could not gain its privileges). */
+function wrapperStepsFor(host: PlanHost, setuid: boolean): ConfinementPlan['wrapperSteps'] {
+  if (setuid) return undefined
+  return {
+    dropCaps: false,
+    dropBounding: false,
+    capLast: host.capLast,
+    noNewPrivs: true,
+    filter: host.seccomp ? bubblewrapLauncherProgram(host.arch) : undefined,
+  }
+}
+
+/** The bubblewrap backend's plan for `policy` (the bwrap argv itself is built per spec). */
+export function bubblewrapPlan(
+  policy: SandboxPolicy,
+  grants: SandboxGrants,
+  host: PlanHost,
+  wrapper: { setuid: boolean; hostDevpts?: number | undefined },
+  layered?: {
+    viewEpoch: number
+    mounts: BubblewrapMounts
+    shield: ShieldFacts
+    env: Record<string, string>
+    /** The read view's rules: hidden places stay closed by inode, whatever happens to a mask. */
+    readEntries?: readonly RulesetEntry[]
+  },
+): ConfinementPlan {
+  const deny = policy.network === 'deny'
+  const reads = layered?.readEntries
+  const entries = insideEntries(grants, reads, layered?.mounts.shm)
   const ruleset =
     host.abi >= 3
       ? planRuleset(entries, {
@@ -95,16 +115,7 @@ export function bubblewrapPlan(
   )
   // Inside bwrap (--cap-drop ALL) nothing can drop a bounding set: capset and no_new_privs only.
   const steps = { ...commandSteps(host, policy, program), dropBounding: false }
-  // A setuid bwrap must not run under no_new_privs (it could not gain its privileges).
-  const wrapperSteps = wrapper.setuid
-    ? undefined
-    : {
-        dropCaps: false,
-        dropBounding: false,
-        capLast: host.capLast,
-        noNewPrivs: true,
-        filter: host.seccomp ? bubblewrapLauncherProgram(host.arch) : undefined,
-      }
+  const wrapperSteps = wrapperStepsFor(host, wrapper.setuid)
   return {
     backend: 'bubblewrap',
     policy,

@@ -23,6 +23,19 @@ import { type SeccompInput, seccompProgramFor } from '../seccomp/rules.js'
 import type { ReadViewSnapshot } from '../view/read-view.js'
 import { landlockAccount } from './account.js'
 
+/**
+ * The namespaces the supervisor enters for a run. Root gets a private IPC namespace always (it is
+ * free); through a user namespace (which shows files of unmapped owners as nobody) only when the
+ * network is denied and a namespace is needed. Root can give the launcher a mount namespace of its
+ * own, where /proc/keys reads empty (`keys`).
+ */
+function namespacesFor(host: PlanHost, deny: boolean): ConfinementPlan['namespaces'] & { keys: boolean } {
+  const ns = host.namespaces
+  const net = deny && ns.available
+  const ipc = ns.available && (!ns.viaUserNamespace || net)
+  return { ipc, net, user: ns.viaUserNamespace && (ipc || net), keys: ns.available && !ns.viaUserNamespace }
+}
+
 /** The Landlock backend's plan for `policy`. */
 export function landlockPlan(
   policy: SandboxPolicy,
@@ -32,20 +45,8 @@ export function landlockPlan(
   shield?: ShieldFacts,
   env: Record<string, string> = {},
 ): ConfinementPlan {
-  const deny = policy.network === 'deny'
-  const ns = host.namespaces
-  // Root gets a private IPC namespace always (it is free); through a user namespace (which shows
-  // files of unmapped owners as nobody) only when the network is denied and a namespace is needed.
-  const privateNet = deny && ns.available
-  const privateIpc = ns.available && (!ns.viaUserNamespace || privateNet)
-  // Root can give the launcher a mount namespace of its own, where /proc/keys reads empty.
-  const maskKeys = ns.available && !ns.viaUserNamespace
-  const namespaces = {
-    ipc: privateIpc,
-    net: privateNet,
-    user: ns.viaUserNamespace && (privateIpc || privateNet),
-    keys: maskKeys,
-  }
+  const namespaces = namespacesFor(host, policy.network === 'deny')
+  const { ipc: privateIpc, net: privateNet, keys: maskKeys } = namespaces
   const entries: RulesetEntry[] = [
     ...view.entries,
     ...grants.readable.map((r) => ({ path: r.path, rights: rightsFor(r.access), origin: 'read' as const })),
