@@ -33,7 +33,7 @@ export interface ProbeBackendsOptions {
   /** The spawn path runs take; default the process's (`CORDON_SPAWN`, else native where the addon loads). */
   spawnPath?: SpawnPathChoice | undefined
   /**
-   * The verdict on disk (probe-disk-cache.ts): `use` reads it and writes a fresh one, `refresh`
+   * The verdict on disk (probe/disk-cache.ts): `use` reads it and writes a fresh one, `refresh`
    * probes anew and writes it; absent, the disk is not touched (a library's default).
    */
   diskCache?: 'use' | 'refresh' | undefined

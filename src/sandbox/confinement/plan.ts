@@ -1,7 +1,7 @@
 /**
  * The one confinement plan per policy, as the Linux backends share it: everything a backend does
- * for the policy, built purely from the grants, the host's facts and the read view (landlock/plan.ts,
- * bubblewrap/plan.ts). `LocalSandbox.confine()`, the probe's canary and `cordon explain` all use
+ * for the policy, built purely from the grants, the host's facts and the read view (sandbox/landlock/plan.ts,
+ * sandbox/bubblewrap/plan.ts). `LocalSandbox.confine()`, the probe's canary and `cordon explain` all use
  * it, so what is explained is what runs. Here: the plan's shape, the host it is built for, the
  * command's own steps, and the cordon-exec `init` arguments that carry them.
  */

@@ -1,5 +1,5 @@
 /**
- * What every confined spec starts from (landlock/spec.ts, bubblewrap/spec.ts): the caller's spec
+ * What every confined spec starts from (sandbox/landlock/spec.ts, sandbox/bubblewrap/spec.ts): the caller's spec
  * without any confinement it may carry, with the plan's environment, the session's TMPDIR, and
  * collected streams spilling into the session's spill dir.
  */

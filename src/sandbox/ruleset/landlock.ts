@@ -1,7 +1,8 @@
 /**
  * The Landlock rights vocabulary and one ruleset's plan: entries (a path and its rights) turned
  * into rules for the kernel's ABI, each pinned to the (device, inode) it was computed for, and the
- * ruleset fd built from them in the host. Which entries a plan has is decided in plan.ts.
+ * ruleset fd built from them in the host. Which entries a plan has is decided in each backend's
+ * plan (sandbox/landlock/plan.ts, sandbox/bubblewrap/plan.ts).
  */
 import fs from 'node:fs'
 import { InvalidRequestError } from '../../policy/errors.js'

@@ -6,7 +6,7 @@
  * command leads the run's own session and process group).
  *
  * The account is the policy's promised classes (as every backend counts them) with Seatbelt's
- * verdicts (seatbelt-enforcement.ts): `partial` always, since lifetime (no subreaper on macOS)
+ * verdicts (account.ts): `partial` always, since lifetime (no subreaper on macOS)
  * and process control (renice of the user's other processes) are never governed.
  */
 import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'

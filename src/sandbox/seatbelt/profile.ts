@@ -31,7 +31,7 @@
  * the named devices, sysctl-write, mach-register, process-exec without the sandbox.
  *
  * Every path is spelled as the macOS kernel resolves it (`/tmp` → `/private/tmp`, see
- * `seatbelt-literal.ts`) and written with `sbplString`, which no character can break out of.
+ * `literal.ts`) and written with `sbplString`, which no character can break out of.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -138,7 +138,7 @@ export interface SeatbeltProfileOptions {
   /**
    * The session's private temp dir, writable in both modes. Under `workspace-write` it must be
    * the grants' own `tempDir` (default: that one); under `read-only` `grantsFor` grants none, so
-   * it is taken from here (DESIGN.md: read-only may write its private scratch dir).
+   * it is taken from here (read-only may write its private scratch dir too).
    */
   tempDir?: string | undefined
   /** The command's own terminal (`/dev/ttysNNN`): readable, writable, ioctl. Other terminals stay closed. */

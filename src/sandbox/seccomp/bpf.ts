@@ -2,7 +2,7 @@
  * The seccomp program a confined command loads last, as a pure function: rules in, a classic BPF
  * program out (`struct sock_filter { u16 code; u8 jt; u8 jf; u32 k }`, little-endian, 8 bytes per
  * instruction), ready for `seccomp(SECCOMP_SET_MODE_FILTER)`. Which rules a plan needs is decided
- * in seccomp-policy.ts; this file only knows syscall numbers and how to lay a program out.
+ * in rules.ts; this file only knows syscall numbers and how to lay a program out.
  *
  * Layout: check the architecture (a foreign one, and x32 numbers on x86_64, are refused), then one
  * `jeq nr` per ruled syscall, then ALLOW (the default: Landlock, not seccomp, is the allow-list),

@@ -1,6 +1,6 @@
 /**
  * The read view and the protected set as bubblewrap lays them: the mounts of one plan, described
- * as data (the argv builder, bubblewrap/argv.ts, turns them into bwrap arguments).
+ * as data (the argv builder, sandbox/bubblewrap/argv.ts, turns them into bwrap arguments).
  */
 import type { ProtectedSet } from './protected-paths.js'
 import type { HiddenMount } from './read-view.js'
