@@ -51,6 +51,7 @@ function wrapperTools(host: ConfineHost, plan: ConfinementPlan): { bwrap: string
   return { bwrap, helper }
 }
 
+/** bubblewrap: bwrap's namespaces and mounts around cordon-exec init, which adds Landlock writes and seccomp. */
 export const bubblewrapBackend = {
   name: 'bubblewrap',
   privateShm: true,

@@ -47,6 +47,7 @@ export function landlockOnPortable(spawnPath: SpawnPathChoice): BackendCapabilit
   }
 }
 
+/** Landlock: the host builds the command's ruleset; the command confines itself below a supervisor. */
 export const landlockBackend = {
   name: 'landlock',
   privateShm: false,

@@ -29,6 +29,7 @@ export function seatbeltHiddenSet(policy: SandboxPolicy, env: NodeJS.ProcessEnv 
   }
 }
 
+/** Seatbelt (macOS): sandbox-exec with a profile rendered from the grants. */
 export const seatbeltBackend = {
   name: 'seatbelt',
   privateShm: false,
