@@ -76,7 +76,7 @@ export {
 } from './sandbox/probe.js'
 export type { ConfinedTerminal } from './sandbox/confine-terminal.js'
 export { classifyDenial } from './sandbox/facts.js'
-export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt-explain.js'
+export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt/explain.js'
 export {
   ShellExecutor,
   LocalShellExecutor,

@@ -44,7 +44,6 @@
 import { constants as osConstants } from 'node:os'
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
-import { DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
 import { SandboxUnavailableError, SpawnError } from '../policy/errors.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { mergeEnv, scrubbedParentEnv } from '../subprocess/env.js'
@@ -53,9 +52,9 @@ import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/terminal-spec-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal.js'
 import type { HandedRuleset, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
-import { bubblewrapArgv } from './bubblewrap.js'
-import { rulesetArgsFor } from './confine-spec.js'
-import { type ConfinementPlan, initArgs } from './plan.js'
+import { backendOf } from './backend.js'
+import { rulesetArgsFor } from './bubblewrap/spec.js'
+import { type ConfinementPlan, initArgs } from './confinement/plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
 export interface ConfinedTerminal {
@@ -95,38 +94,22 @@ export function confineTerminal(
   const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }
   // Landlock: a ruleset of the spawn's own (built ahead once the last terminal is done) is handed
   // over as an inherited descriptor (spawnTerminal), so cordon-exec parses and builds no rules.
-  const handed = plan.backend === 'landlock' ? sandbox.rulesetOf?.(plan) : undefined
-  const launcher = [helper, ...launcherArgs(plan, spec, handed), '--', programPath(spec, env), ...spec.argv.slice(1)]
-  let argv: string[]
-  if (plan.backend === 'landlock') {
-    argv = launcher
-  } else if (plan.backend === 'bubblewrap') {
-    const bwrap = sandbox.capabilities.backends.bubblewrap?.executable
-    if (bwrap === undefined) {
-      throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the probe recorded no bwrap executable' })
-    }
-    // node-pty execs bwrap itself: nothing can start it as the workspace owner.
-    if (plan.runAs !== undefined) {
-      throw new SandboxUnavailableError(plan.policy.mode, {
-        reason: `a bubblewrap terminal cannot run as the workspace owner (uid ${plan.runAs.uid})`,
-        remedy: 'Use the landlock backend for this terminal, or run the command without a terminal.',
-      })
-    }
-    argv = bubblewrapArgv(plan.grants, {
-      bwrapPath: bwrap,
-      network: plan.policy.network ?? DEFAULT_NETWORK_POLICY,
-      tempDir: plan.tempDir,
-      cwd: spec.cwd,
-      command: launcher,
-      terminal: true,
-      mounts: plan.mounts,
-    })
-  } else {
+  const terminal = backendOf(plan.backend).terminal
+  const handed = terminal?.handsRuleset ? sandbox.rulesetOf?.(plan) : undefined
+  const launcher = [
+    helper,
+    ...launcherArgs(plan, spec, handed, terminal?.hostChild === true),
+    '--',
+    programPath(spec, env),
+    ...spec.argv.slice(1),
+  ]
+  if (terminal === undefined) {
     throw new SandboxUnavailableError(plan.policy.mode, {
       reason: `confined terminals are not implemented for the ${plan.backend} backend`,
       remedy: 'Run the command without a terminal, or choose the landlock or bubblewrap backend.',
     })
   }
+  const argv = terminal.argv(plan, launcher, spec, sandbox.capabilities)
   const confined: SubprocessTerminalSpawnSpec = {
     ...spec,
     argv,
@@ -142,6 +125,7 @@ function launcherArgs(
   plan: ConfinementPlan,
   spec: SubprocessTerminalSpawnSpec,
   handed: HandedRuleset | undefined,
+  hostChild: boolean,
 ): string[] {
   const args = initArgs(plan, {
     statusFd: undefined,
@@ -152,7 +136,7 @@ function launcherArgs(
   })
   // The supervisor is the host's own child only under Landlock (bwrap stands between otherwise):
   // it refuses to start when its parent is already gone.
-  if (plan.backend === 'landlock') args.push('--host-pid', String(process.pid))
+  if (hostChild) args.push('--host-pid', String(process.pid))
   return args
 }
 

@@ -7,17 +7,9 @@
  */
 import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, resolve, sep } from 'node:path'
+import { DENIAL_SIGNATURES } from './confinement/denial-text.js'
 
-/**
- * The denial text each backend's kernel mechanisms produce (errno strings, lower case): EACCES
- * for Landlock; EROFS for bubblewrap's read-only binds, and EACCES for the Landlock write domain
- * cordon layers inside (existing FIFOs, reopens); EPERM for Seatbelt.
- */
-export const DENIAL_SIGNATURES: Readonly<Record<string, readonly string[]>> = {
-  landlock: ['permission denied'],
-  bubblewrap: ['read-only file system', 'permission denied', 'device or resource busy'],
-  seatbelt: ['operation not permitted'],
-}
+export { DENIAL_SIGNATURES }
 
 /** What the classifier needs to know about one finished run. */
 export interface DenialInput {

@@ -15,11 +15,11 @@ import {
   type SpawnPathFacts,
 } from '../policy/backends.js'
 import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
-import { probeBubblewrap } from './probe-bubblewrap.js'
-import { probeCacheKey, readProbeCache, writeProbeCache } from './probe-disk-cache.js'
-import { LANDLOCK_LIMITATIONS, probeLandlock, REMEDY_BUILD_HELPER } from './probe-landlock.js'
-import { probeSeatbelt } from './seatbelt-probe.js'
+import { backendOf } from './backend.js'
+import { probeCacheKey, readProbeCache, writeProbeCache } from './probe/disk-cache.js'
 import { defaultChain } from './select.js'
+
+export { landlockOnPortable } from './landlock/backend.js'
 
 export { SANDBOX_BACKENDS }
 export type { BackendCapability, SandboxBackendName, SandboxCapabilities }
@@ -33,24 +33,10 @@ export interface ProbeBackendsOptions {
   /** The spawn path runs take; default the process's (`CORDON_SPAWN`, else native where the addon loads). */
   spawnPath?: SpawnPathChoice | undefined
   /**
-   * The verdict on disk (probe-disk-cache.ts): `use` reads it and writes a fresh one, `refresh`
+   * The verdict on disk (probe/disk-cache.ts): `use` reads it and writes a fresh one, `refresh`
    * probes anew and writes it; absent, the disk is not touched (a library's default).
    */
   diskCache?: 'use' | 'refresh' | undefined
-}
-
-/** The Landlock verdict on the portable spawn path: unusable, and why. */
-export function landlockOnPortable(spawnPath: SpawnPathChoice): BackendCapability {
-  return {
-    backend: 'landlock',
-    usable: false,
-    reason: `the portable spawn path is in use (${spawnPath.reason}): Landlock confines the native child between clone and exec, which node:child_process cannot do`,
-    remedy: spawnPath.forced
-      ? 'Unset CORDON_SPAWN (or ask for the native spawn path) to use Landlock.'
-      : REMEDY_BUILD_HELPER,
-    limitations: [...LANDLOCK_LIMITATIONS],
-    probeMs: 0,
-  }
 }
 
 /** The spawn path as the capabilities report it. */
@@ -79,10 +65,9 @@ export function probeBackends(
     cached = (async () => {
       const backends: Partial<Record<SandboxBackendName, BackendCapability>> = {}
       for (const name of chain) {
-        if (name === 'landlock')
-          backends.landlock = spawnPath.path === 'native' ? await probeLandlock() : landlockOnPortable(spawnPath)
-        if (name === 'bubblewrap') backends.bubblewrap = await probeBubblewrap({ searchPath: options.searchPath })
-        if (name === 'seatbelt') backends.seatbelt = await probeSeatbelt()
+        // A name outside the table (a caller's typo) gets no verdict, as before.
+        const backend = backendOf(name) as ReturnType<typeof backendOf> | undefined
+        if (backend) backends[name] = await backend.probe({ searchPath: options.searchPath, spawnPath })
       }
       const caps = { platform: process.platform, chain: [...chain], backends, spawnPath: spawnPathFacts(spawnPath) }
       if (options.diskCache) writeProbeCache(diskKey, caps)

@@ -9,9 +9,8 @@ import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } 
 import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
-import { takeAwayAppeared } from '../subprocess/must-not-appear.js'
 import { classifyDenial } from './facts.js'
-import type { ConfinementPlan } from './plan.js'
+import type { ConfinementPlan } from './confinement/plan.js'
 
 /** The sandbox facts of one run, in the shell seam's shape. */
 export interface RunVerdict {
@@ -52,12 +51,16 @@ export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' 
   /** The hidden paths the plan saw (a refusal there is a read's). */
   shield?: { hidden: readonly string[] } | undefined
   /** bubblewrap: the protected paths bound read-only inside writable roots. */
-  mounts?: { protected: { paths: ReadonlyArray<{ path: string }>; mustNotAppear?: readonly string[] } } | undefined
+  mounts?: { protected: { paths: ReadonlyArray<{ path: string }> } } | undefined
   /** The workspace owner the command ran as, when not the host's user. */
   runAs?: { uid: number; gid: number } | undefined
 }
 
-/** The facts of a finished (or failed) confined run under `plan`. */
+/**
+ * The facts of a finished (or failed) confined run under `plan`: a pure function of its input (it
+ * reads the host only to judge a denial's path; it changes nothing). What appeared where it must
+ * not is taken away once, by the runtime when the run's tree is gone (`run.refused`).
+ */
 export function runVerdict(
   plan: VerdictPlan,
   run: {
@@ -70,13 +73,12 @@ export function runVerdict(
     runnerFailed?: boolean
     /** Where each failed command of the run's shell ran (see src/shell/failure-log.ts). */
     failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
-    /** What the runtime already took away once the tree was gone (src/subprocess/must-not-appear.ts). */
+    /** What the runtime took away once the tree was gone (SubprocessHandle.refusedPaths; src/subprocess/must-not-appear.ts). */
     refused?: readonly string[] | undefined
   },
 ): RunVerdict {
   const runnerFailed = run.runnerFailed === true
-  // The tree is gone: a protected path no mount could hold that appeared is taken away again.
-  const appeared = [...(run.refused ?? []), ...takeAwayAppeared(plan.mounts?.protected.mustNotAppear ?? [])]
+  const appeared = run.refused ?? []
   const classified = classifyDenial({
     backend: plan.backend,
     exitCode: run.exitCode,

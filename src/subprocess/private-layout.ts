@@ -13,7 +13,7 @@
  *                                       unconfined ones)
  *     cli-spill/                        spill files of `cordon run`, kept after it exits (its
  *                                       --json names them), swept by age at a later start
- *     probe-<uid>.json                  the CLI's cached probe verdict (src/sandbox/probe-disk-cache.ts)
+ *     probe-<uid>.json                  the CLI's cached probe verdict (src/sandbox/probe/disk-cache.ts)
  *
  * No confined command sees the parent: each sees only its own session's dirs and the cache (the
  * sandbox hides the rest). A parent that is a symlink, or not ours, or open to others is refused

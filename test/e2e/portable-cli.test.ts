@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { grantsFor } from '../../src/policy/grants.js'
 import { seatbeltHiddenSet } from '../../src/sandbox/local-sandbox.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt.js'
-import { darwinCanonicalPath } from '../../src/sandbox/seatbelt-literal.js'
+import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt/profile.js'
+import { darwinCanonicalPath } from '../../src/sandbox/seatbelt/literal.js'
 import { scratchDir } from '../support/scratch.js'
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'cordon.js')

@@ -13,7 +13,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['tool', 'cli'],
 ]
 
-/** The floor rank of a module path relative to the repository (`src/sandbox/plan.ts` → 2); `index` for src/index.ts. */
+/** The floor rank of a module path relative to the repository (`src/sandbox/confinement/plan.ts` → 2); `index` for src/index.ts. */
 export function floorOf(file: string): { dir: string; rank: number } | undefined {
   const parts = file.split('/')
   if (parts[0] !== 'src') return undefined
@@ -140,6 +140,56 @@ export function layeringViolations(graph: ImportGraph): string[] {
         problems.push(`${from} → ${to}: ${a.dir || 'index'} imports ${b.dir || 'index'}, a floor above it`)
       else if (b.rank === a.rank)
         problems.push(`${from} → ${to}: ${a.dir} and ${b.dir} are faces side by side; neither imports the other`)
+    }
+  }
+  return problems
+}
+
+/**
+ * The order inside src/sandbox/, lowest first: the mechanisms the backends compose, then the
+ * backends; every file directly in src/sandbox/ is the face above both (LocalSandbox, the session,
+ * the table of backends, the chain's probe, the choice, the verdicts).
+ */
+export const SANDBOX_TIERS = {
+  mechanism: ['confinement', 'probe', 'ruleset', 'seccomp', 'view'],
+  backend: ['landlock', 'bubblewrap', 'seatbelt'],
+} as const
+
+const TIER_RANK = { mechanism: 0, backend: 1, face: 2 } as const
+
+/** Where a module of src/sandbox/ stands: its tier and folder (`` for the face); undefined outside src/sandbox/ or in an unknown folder. */
+export function sandboxTierOf(file: string): { tier: keyof typeof TIER_RANK; folder: string } | undefined {
+  const parts = file.split('/')
+  if (parts[0] !== 'src' || parts[1] !== 'sandbox' || parts.length < 3) return undefined
+  if (parts.length === 3) return { tier: 'face', folder: '' }
+  const folder = parts[2]!
+  if ((SANDBOX_TIERS.mechanism as readonly string[]).includes(folder)) return { tier: 'mechanism', folder }
+  if ((SANDBOX_TIERS.backend as readonly string[]).includes(folder)) return { tier: 'backend', folder }
+  return undefined
+}
+
+/**
+ * Every import inside src/sandbox/ that leaves its order: a mechanism that imports a backend or
+ * the face, a backend that imports the face or another backend, or a module in a folder of no tier.
+ */
+export function sandboxViolations(graph: ImportGraph): string[] {
+  const problems: string[] = []
+  for (const [from, targets] of graph) {
+    if (!from.startsWith('src/sandbox/')) continue
+    const a = sandboxTierOf(from)
+    if (a === undefined) {
+      problems.push(`${from}: its folder is in no tier of src/sandbox/ (add it to SANDBOX_TIERS)`)
+      continue
+    }
+    for (const to of targets) {
+      const b = sandboxTierOf(to)
+      if (b === undefined || b.folder === a.folder) continue
+      if (TIER_RANK[b.tier] > TIER_RANK[a.tier])
+        problems.push(
+          `${from} → ${to}: a ${a.tier} imports ${b.tier === 'face' ? 'the face' : `a ${b.tier}`}, above it`,
+        )
+      else if (a.tier === 'backend' && b.tier === 'backend')
+        problems.push(`${from} → ${to}: backends never import each other (${a.folder} imports ${b.folder})`)
     }
   }
   return problems

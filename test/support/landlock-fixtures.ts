@@ -7,8 +7,8 @@ import {
   READ_TREE,
   type RulesetEntry,
   scopedFor,
-} from '../../src/sandbox/landlock.js'
-import type { PlanHost } from '../../src/sandbox/plan.js'
+} from '../../src/sandbox/ruleset/landlock.js'
+import type { PlanHost } from '../../src/sandbox/confinement/plan.js'
 
 const dirs = new Map<string, number>([
   ['/', 2],

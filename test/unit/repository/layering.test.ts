@@ -1,5 +1,7 @@
 // The house's floors hold: no import cycle in src/, and no import that runs up a floor (policy →
-// subprocess → sandbox → shell → tool / cli). The checker is shown to catch both on a small graph.
+// subprocess → sandbox → shell → tool / cli); inside src/sandbox/ the mechanism folders stand below
+// the backend folders, which stand below the face, and no backend imports another. The checker is
+// shown to catch each on a small graph.
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
@@ -9,6 +11,9 @@ import {
   importSpecifiers,
   layeringViolations,
   readImportGraph,
+  SANDBOX_TIERS,
+  sandboxTierOf,
+  sandboxViolations,
 } from '../../support/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
@@ -17,7 +22,7 @@ const graph = readImportGraph(repo)
 describe('src/ imports', () => {
   it('reads every module of src/, with its relative imports', () => {
     expect(graph.size).toBeGreaterThan(50)
-    expect(graph.get('src/sandbox/local-sandbox.ts')).toContain('src/sandbox/plan.ts')
+    expect(graph.get('src/sandbox/local-sandbox.ts')).toContain('src/sandbox/confinement/plan.ts')
     expect(graph.get('src/index.ts')).toContain('src/shell/executor.ts')
   })
 
@@ -27,6 +32,19 @@ describe('src/ imports', () => {
 
   it('has no import that runs up a floor or sideways between faces', () => {
     expect(layeringViolations(graph)).toEqual([])
+  })
+
+  it('keeps src/sandbox/ in order: mechanisms < backends < the face, no backend importing another', () => {
+    expect(sandboxViolations(graph)).toEqual([])
+  })
+
+  it('has every folder of src/sandbox/ in a tier, and only the table of backends importing them all', () => {
+    const sandbox = [...graph.keys()].filter((f) => f.startsWith('src/sandbox/'))
+    expect(sandbox.filter((f) => sandboxTierOf(f) === undefined)).toEqual([])
+    const importsAllBackends = sandbox.filter((f) =>
+      SANDBOX_TIERS.backend.every((b) => (graph.get(f) ?? []).some((t) => t.startsWith(`src/sandbox/${b}/`))),
+    )
+    expect(importsAllBackends).toEqual(['src/sandbox/backend.ts'])
   })
 })
 
@@ -79,6 +97,26 @@ describe('the checker', () => {
       'src/policy/a.ts → src/sandbox/b.ts: policy imports sandbox, a floor above it',
       'src/tool/d.ts → src/cli/e.ts: tool and cli are faces side by side; neither imports the other',
       'src/misc/g.ts: not on any floor (add its directory to FLOORS and ARCHITECTURE.md)',
+    ])
+  })
+
+  it('reports, inside src/sandbox/, a backend importing another, a mechanism importing a backend or the face, and an unknown folder', () => {
+    const g: ImportGraph = new Map([
+      ['src/sandbox/ruleset/a.ts', ['src/sandbox/view/b.ts']],
+      ['src/sandbox/view/b.ts', []],
+      ['src/sandbox/view/c.ts', ['src/sandbox/landlock/d.ts', 'src/sandbox/face.ts']],
+      ['src/sandbox/landlock/d.ts', ['src/sandbox/ruleset/a.ts', 'src/sandbox/landlock/e.ts', 'src/subprocess/x.ts']],
+      ['src/sandbox/landlock/e.ts', []],
+      ['src/sandbox/bubblewrap/f.ts', ['src/sandbox/landlock/d.ts', 'src/sandbox/face.ts']],
+      ['src/sandbox/face.ts', ['src/sandbox/bubblewrap/f.ts', 'src/sandbox/view/b.ts']],
+      ['src/sandbox/misc/g.ts', []],
+    ])
+    expect(sandboxViolations(g)).toEqual([
+      'src/sandbox/view/c.ts → src/sandbox/landlock/d.ts: a mechanism imports a backend, above it',
+      'src/sandbox/view/c.ts → src/sandbox/face.ts: a mechanism imports the face, above it',
+      'src/sandbox/bubblewrap/f.ts → src/sandbox/landlock/d.ts: backends never import each other (bubblewrap imports landlock)',
+      'src/sandbox/bubblewrap/f.ts → src/sandbox/face.ts: a backend imports the face, above it',
+      'src/sandbox/misc/g.ts: its folder is in no tier of src/sandbox/ (add it to SANDBOX_TIERS)',
     ])
   })
 

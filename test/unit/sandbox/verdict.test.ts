@@ -1,14 +1,21 @@
 // Runner-failure mapping and the run verdict, as pure decisions: a spawn failure at a confinement
 // stage is the sandbox's (SANDBOX_UNAVAILABLE, nothing ran, the stage and errno kept), anything
-// else stays the caller's error; a finished run's facts come from its plan and its stderr.
+// else stays the caller's error; a finished run's facts come from its plan, its stderr and what
+// the runtime took away, and computing them changes nothing on disk.
 import os from 'node:os'
 import path from 'node:path'
 import fs from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { CONFINEMENT_STAGES, SPAWN_STAGES, SpawnError } from '../../../src/policy/errors.js'
-import type { ConfinementPlan } from '../../../src/sandbox/plan.js'
+import type { ConfinementPlan } from '../../../src/sandbox/confinement/plan.js'
 import { isRunnerFailure, runnerFailureToError, runVerdict } from '../../../src/sandbox/verdict.js'
+import * as mustNotAppear from '../../../src/subprocess/must-not-appear.js'
 import { scratchDir } from '../../support/scratch.js'
+
+vi.mock('../../../src/subprocess/must-not-appear.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/subprocess/must-not-appear.js')>()
+  return { ...real, takeAwayAppeared: vi.fn(real.takeAwayAppeared) }
+})
 
 const { EPERM, ENOENT, EACCES } = os.constants.errno
 
@@ -107,5 +114,27 @@ describe('runVerdict', () => {
     })
     expect(failed).toMatchObject({ denied: false, runnerFailed: true })
     expect(failed.deniedPaths).toBeUndefined()
+  })
+
+  it('is pure: the same input gives the same verdict, and a path that must not appear is left where it is', () => {
+    const commondir = path.join(root, '.git', 'commondir')
+    fs.mkdirSync(path.dirname(commondir), { recursive: true })
+    fs.writeFileSync(commondir, '../elsewhere\n')
+    const guarded = {
+      ...plan,
+      backend: 'bubblewrap',
+      mounts: { protected: { paths: [], parents: [], stamps: [], mustNotAppear: [commondir] } },
+    } as unknown as ConfinementPlan
+    const before = fs.readdirSync(path.dirname(commondir))
+    const calls = vi.mocked(mustNotAppear.takeAwayAppeared).mock.calls.length
+    const run = { exitCode: 0, stderr: '', cwd: root, refused: [path.join(root, '.git', 'config.worktree')] }
+    const first = runVerdict(guarded, run)
+    const second = runVerdict(guarded, run)
+    expect(second).toEqual(first)
+    // Only what the runtime reports as taken away is a denial; nothing is moved here.
+    expect(first).toMatchObject({ denied: true, deniedPaths: run.refused })
+    expect(fs.readdirSync(path.dirname(commondir))).toEqual(before)
+    expect(fs.readFileSync(commondir, 'utf8')).toBe('../elsewhere\n')
+    expect(vi.mocked(mustNotAppear.takeAwayAppeared).mock.calls.length).toBe(calls)
   })
 })

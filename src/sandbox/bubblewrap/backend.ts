@@ -1,0 +1,86 @@
+/** The bubblewrap backend as the table of backends sees it (src/sandbox/backend.ts). */
+import fs from 'node:fs'
+import type { BackendCapability } from '../../policy/backends.js'
+import { SandboxUnavailableError } from '../../policy/errors.js'
+import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { helperPath } from '../../subprocess/native.js'
+import { portableHostCapabilities } from '../../subprocess/portable-host.js'
+import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
+import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
+import { landlockHost } from '../confinement/host.js'
+import type { ConfinementPlan } from '../confinement/plan.js'
+import type { ConfineHost, PlanRequest } from '../confinement/request.js'
+import { wrapperAsOwner } from '../confinement/run-as.js'
+import { statPath } from '../ruleset/landlock.js'
+import { bubblewrapAccount } from './account.js'
+import { bubblewrapMounts } from './mounts.js'
+import { bubblewrapPlan } from './plan.js'
+import { probeBubblewrap } from './probe.js'
+import { bubblewrapSpec } from './spec.js'
+import { bubblewrapTerminalArgv } from './terminal.js'
+
+/** What the probe found, as bubblewrap's account reads it for `policy`. */
+function bubblewrapFacts(capability: BackendCapability, policy: SandboxPolicy): BackendFacts {
+  return {
+    abi: capability.abi ?? 0,
+    seccomp: capability.seccomp === true,
+    supervisor: capability.supervisor === true,
+    namespaces: { ipc: true, net: policy.network === 'deny' },
+    uid0: (process.getuid?.() ?? 0) === 0,
+  }
+}
+
+function isSetuid(executable: string | undefined): boolean {
+  if (executable === undefined) return false
+  try {
+    return (fs.statSync(executable).mode & 0o4000) !== 0
+  } catch {
+    return false
+  }
+}
+
+/** bwrap and cordon-exec as the probe recorded them; SANDBOX_UNAVAILABLE when either is missing. */
+function wrapperTools(host: ConfineHost, plan: ConfinementPlan): { bwrap: string; helper: string } {
+  const bwrap = host.capabilities.backends.bubblewrap?.executable
+  const helper = helperPath()
+  if (bwrap === undefined || helper === undefined) {
+    throw new SandboxUnavailableError(plan.policy.mode, {
+      reason: 'the probe recorded no bwrap or cordon-exec executable',
+    })
+  }
+  return { bwrap, helper }
+}
+
+/** bubblewrap: bwrap's namespaces and mounts around cordon-exec init, which adds Landlock writes and seccomp. */
+export const bubblewrapBackend = {
+  name: 'bubblewrap',
+  privateShm: true,
+  plansWithAddon: false,
+  viewCheck: 'listing',
+  linux: true,
+  rulesetInside: true,
+  terminal: { handsRuleset: false, hostChild: false, argv: bubblewrapTerminalArgv },
+  account: (policy: SandboxPolicy, capability: BackendCapability, shield: ShieldFacts | undefined) =>
+    bubblewrapAccount(bubblewrapFacts(capability, policy), { ...policy, shield }),
+  plan(request: PlanRequest): ConfinementPlan {
+    const cap = request.capability
+    const host = landlockHost(request.native ?? { hostCapabilities: portableHostCapabilities }, {
+      abi: cap.abi ?? 0,
+      seccomp: cap.seccomp === true,
+      supervisor: cap.supervisor === true,
+      namespaces: false,
+    })
+    const { policy, grants, snapshot, shield, env, runAs } = request
+    const plan = bubblewrapPlan(
+      policy,
+      grants,
+      host,
+      { setuid: isSetuid(cap.executable), hostDevpts: statPath('/dev/pts')?.dev },
+      { viewEpoch: snapshot.epoch, mounts: bubblewrapMounts(request), shield, env },
+    )
+    return runAs ? wrapperAsOwner(plan, runAs) : plan
+  },
+  confine: (spec: SubprocessSpawnSpec, plan: ConfinementPlan, host: ConfineHost) =>
+    bubblewrapSpec(spec, plan, host.ruleset(plan), wrapperTools(host, plan)),
+  probe: (options: { searchPath?: string | undefined }) => probeBubblewrap({ searchPath: options.searchPath }),
+} as const

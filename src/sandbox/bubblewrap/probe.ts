@@ -1,0 +1,278 @@
+/**
+ * The bubblewrap probe: find `bwrap` on a PATH (the absolute path is recorded and used for every
+ * run), read its version, and run the canary through the very argv `confine` builds (bwrap's
+ * namespaces and binds, cordon-exec inside with its Landlock write domain and seccomp program):
+ * every effect class must be refused or kept private. When bwrap is missing or refused (user
+ * namespaces disabled, an LSM in the way), the verdict says why and what a person can do.
+ * Never throws.
+ */
+import fs from 'node:fs'
+import type { BackendCapability } from '../../policy/backends.js'
+import { errnoName } from '../../policy/errors.js'
+import { DEFAULT_CANARY_TIMEOUT_MS } from '../../policy/defaults.js'
+import { grantsFor } from '../../policy/grants.js'
+import {
+  REMEDY_BUILD_HELPER,
+  REMEDY_BWRAP_NO_SECCOMP,
+  REMEDY_BWRAP_REFUSED,
+  REMEDY_CHECK_SECCOMP,
+  REMEDY_INSTALL_BUBBLEWRAP,
+  REMEDY_LINUX_ONLY,
+  remedyDefeated,
+  remedyUserNamespaces,
+} from '../../policy/remedies.js'
+import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { findProgram } from '../../subprocess/program-path.js'
+import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable-host.js'
+import { childProcess } from '../../subprocess/lazy-builtins.js'
+import { landlockHost } from '../confinement/host.js'
+import { accountsFor } from '../probe/accounts.js'
+import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from '../probe/canary.js'
+import { RulesetHandle } from '../ruleset/cache.js'
+import { buildRuleset, statPath } from '../ruleset/landlock.js'
+import { bubblewrapAccount } from './account.js'
+import { bubblewrapPlan } from './plan.js'
+import { bubblewrapSpec } from './spec.js'
+
+/** What bubblewrap does not govern here, in words a person can act on. */
+export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
+  'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by the Landlock scopes inside); network: deny gives a private namespace with loopback only',
+  'pathname unix sockets: /run, /var/run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and the SSH agent dir are masked by an empty tmpfs (allowUnixSockets binds sockets back); a host socket elsewhere stays reachable under network: inherit; under network: deny seccomp refuses socket(AF_UNIX)',
+  'hiding is by path: a hard link or another mount of the same file system outside the hidden paths shows the content; pre-existing hard links inside a writable root to files outside it stay writable',
+  "hiding a file in a large directory costs a bind mount per other entry (the shell over its parent): /etc's shadow files make every run ~35 ms slower here",
+  'a repository the command creates itself (git init, git clone) is not protected: its hooks could run later unconfined',
+  'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
+  'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
+  '/dev/shm is private: each session gets its own /dev/shm (bound from its session dir), so POSIX shared memory works and the host one is unreachable',
+  'ptys are private: each run gets a /dev/pts of its own, so tools that allocate ptys (tmux, script, expect, Python pty) work and take them as controlling terminals; no host terminal is reachable by path',
+  'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
+  'protectedPaths are read-only only where they exist when the command starts (a missing hooks dir becomes an empty read-only one)',
+  "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
+  'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
+]
+
+export { REMEDY_INSTALL_BUBBLEWRAP } from '../../policy/remedies.js'
+
+/** Options for probeBubblewrap. */
+export interface BubblewrapProbeOptions {
+  /** The PATH searched for `bwrap` (a `:` list); default `process.env.PATH`. */
+  searchPath?: string | undefined
+  /** Canary time budget (ms); default 5000. */
+  timeoutMs?: number
+  /** The addon (tests inject one); default `loadNative()`. */
+  native?: NativeAddon
+}
+
+/** Why user namespaces are refused on this host, and the switch that allows them, read from /proc/sys. */
+export function userNamespaceRemedy(): string {
+  const read = (p: string): string | undefined => {
+    try {
+      return fs.readFileSync(p, 'utf8').trim()
+    } catch {
+      return undefined
+    }
+  }
+  const steps: string[] = []
+  if (read('/proc/sys/kernel/unprivileged_userns_clone') === '0')
+    steps.push('sysctl -w kernel.unprivileged_userns_clone=1')
+  if (read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns') === '1') {
+    steps.push(
+      'sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or load the bwrap-userns-restrict AppArmor profile)',
+    )
+  }
+  if (read('/proc/sys/user/max_user_namespaces') === '0') steps.push('sysctl -w user.max_user_namespaces=15000')
+  const how =
+    steps.length > 0
+      ? steps.join('; ')
+      : 'sysctl -w kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow user namespaces (e.g. a seccomp/AppArmor profile that permits unshare and mount)'
+  return remedyUserNamespaces(how)
+}
+
+/** The real path of `p`, or undefined when it went away meanwhile (the probe never throws). */
+function realPathOf(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return undefined
+  }
+}
+
+const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
+
+/** Probes bubblewrap (found on `searchPath`) with the canary; never throws. */
+export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Promise<BackendCapability> {
+  const done = probeFinisher('bubblewrap', BUBBLEWRAP_LIMITATIONS)
+  if (process.platform !== 'linux') {
+    return done({
+      usable: false,
+      reason: `bubblewrap is Linux-only (this is ${process.platform})`,
+      remedy: REMEDY_LINUX_ONLY,
+    })
+  }
+  const searchPath = options.searchPath ?? process.env.PATH ?? ''
+  // The one PATH search (program-path.ts); the real path is what every run then executes.
+  const found = findProgram('bwrap', searchPath)
+  const bwrap = 'path' in found ? realPathOf(found.path) : undefined
+  if (bwrap === undefined) {
+    return done({
+      usable: false,
+      reason: `bwrap was not found on PATH (${searchPath || 'empty'})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
+  }
+  let version: string
+  try {
+    version = childProcess()
+      .execFileSync(bwrap, ['--version'], {
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      .trim()
+  } catch (error) {
+    return done({
+      executable: bwrap,
+      usable: false,
+      reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    })
+  }
+  // Without the addon (the portable spawn path) cordon-exec inside still layers everything: it
+  // builds the Landlock write domain from --rule arguments and reports the kernel's ABI itself.
+  let native: NativeAddon | undefined
+  try {
+    native = options.native ?? loadNative()
+  } catch {
+    native = undefined
+  }
+  const helper = helperPath()
+  if (helper === undefined) {
+    return done({
+      executable: bwrap,
+      version,
+      usable: false,
+      reason: 'the cordon-exec helper was not built',
+      remedy: REMEDY_BUILD_HELPER,
+    })
+  }
+  const abi = native ? Math.max(0, native.landlockAbi()) : helperLandlockAbi(helper)
+  const setuid = (fs.statSync(bwrap).mode & 0o4000) !== 0
+  let facts = { abi, seccomp: true }
+  let verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+  if (!verdict.ran && verdict.stage === 'seccomp') {
+    facts = { ...facts, seccomp: false }
+    verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+  }
+  const base = {
+    executable: bwrap,
+    version: `${version}${facts.seccomp ? ' + seccomp' : ''}${abi >= 3 ? ` + Landlock ABI ${abi} writes` : ''} + cordon-exec init`,
+    abi,
+    seccomp: facts.seccomp,
+  }
+  if (!verdict.ran) {
+    const refused = verdict.line !== undefined && USERNS_REFUSAL.test(verdict.line)
+    return done({
+      ...base,
+      usable: false,
+      reason:
+        verdict.line !== undefined
+          ? `bwrap refused to start the sandbox (${verdict.line})`
+          : `the canary failed to start at ${verdict.stage} (${errnoName(verdict.errno)})`,
+      remedy: refused
+        ? userNamespaceRemedy()
+        : verdict.line !== undefined
+          ? REMEDY_BWRAP_REFUSED
+          : REMEDY_CHECK_SECCOMP,
+      ...(verdict.stage === 'launcher'
+        ? {}
+        : { failure: { stage: verdict.stage, errno: verdict.errno, code: errnoName(verdict.errno) } }),
+    })
+  }
+  if (verdict.failures.length > 0) {
+    return done({
+      ...base,
+      usable: false,
+      canary: verdict.results,
+      reason: `bubblewrap ran but the canary was not refused: ${verdict.failures.map((f) => `${f.check} (${f.got}; wanted: ${f.wanted})`).join('; ')}`,
+      remedy: remedyDefeated('bubblewrap', 'something defeats its binds or namespaces'),
+    })
+  }
+  const uid0 = (process.getuid?.() ?? 0) === 0
+  return done({
+    ...base,
+    usable: true,
+    supervisor: true,
+    namespaces: { ipc: true, net: true, user: true },
+    canary: verdict.results,
+    ...accountsFor((mode, network) =>
+      bubblewrapAccount(
+        { abi, seccomp: facts.seccomp, supervisor: true, namespaces: { ipc: true, net: network === 'deny' }, uid0 },
+        { mode, network },
+      ),
+    ),
+    ...(facts.seccomp
+      ? {}
+      : {
+          remedy: REMEDY_BWRAP_NO_SECCOMP,
+        }),
+  })
+}
+
+type CanaryVerdict =
+  | { ran: true; failures: ReturnType<typeof judgeCanary>; results: Record<string, number> }
+  | { ran: false; stage: string; errno: number; line?: string | undefined }
+
+async function canaryFor(
+  native: NativeAddon | undefined,
+  tools: { bwrap: string; helper: string; setuid: boolean },
+  facts: { abi: number; seccomp: boolean },
+  options: BubblewrapProbeOptions,
+): Promise<CanaryVerdict> {
+  const scratch = canaryDir()
+  let handle: RulesetHandle | undefined
+  try {
+    const host = landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
+      abi: facts.abi,
+      seccomp: facts.seccomp,
+      supervisor: true,
+      namespaces: true,
+    })
+    const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
+    const grants = grantsFor(policy, { tempDir: scratch.allowed })
+    const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid, hostDevpts: statPath('/dev/pts')?.dev })
+    if (plan.ruleset && native) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
+    const spec = bubblewrapSpec(
+      {
+        argv: [tools.helper, 'canary', scratch.dir, String(process.pid)],
+        cwd: '/',
+        graceMs: 1000,
+        env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' },
+        stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+      },
+      plan,
+      handle,
+      tools,
+    )
+    const run = await runCanary(spec, options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS, scratch.dir)
+    if (!run.ran) {
+      const line = /bwrap: [^\n]*/.exec(run.message)?.[0]
+      return { ran: false, stage: run.stage, errno: run.errno, line }
+    }
+    const failures = judgeCanary(
+      run.report,
+      { privateIpc: true, networkDenied: true, privateNet: true, privatePid: true, writeRefusal: [30, 13] },
+      { ...hostNamespaces(), orphanGone: run.orphanGone },
+    )
+    const onlySeccomp = new Set(['keyring', 'tiocsti', 'lease', 'fs_ioctl', 'socket_unix', 'chmod'])
+    return {
+      ran: true,
+      failures: facts.seccomp ? failures : failures.filter((f) => !onlySeccomp.has(f.check)),
+      results: run.report.results,
+    }
+  } catch (error) {
+    return { ran: false, stage: 'landlock', errno: (error as { errno?: number }).errno ?? 0 }
+  } finally {
+    if (native) handle?.close(native)
+    scratch.dispose()
+  }
+}

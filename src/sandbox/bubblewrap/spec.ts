@@ -1,0 +1,79 @@
+/**
+ * The bubblewrap-confined spec: the argv becomes the bwrap argv around cordon-exec init around
+ * the command (pure: the ruleset is already built).
+ */
+import { networkOf } from '../../policy/defaults.js'
+import { InvalidRequestError } from '../../policy/errors.js'
+import { findProgram } from '../../subprocess/program-path.js'
+import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/types.js'
+import { type ConfinementPlan, initArgs } from '../confinement/plan.js'
+import { bareSpec } from '../confinement/spec.js'
+import { rulesetArgs } from '../ruleset/landlock.js'
+import { bubblewrapArgv, WRAPPED_FDS } from './argv.js'
+
+/**
+ * How cordon-exec inside bwrap gets the write domain: the host-built ruleset's fd, or the plan's
+ * rules (no addon: the portable spawn path; or a rule on the sandbox's own /dev/pts, which only
+ * exists inside), each checked against the inode it was planned for.
+ */
+export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference | undefined): string[] {
+  if (plan.ruleset === undefined) return []
+  if (ruleset !== undefined && plan.privateDevpts === undefined) return ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
+  const devpts = plan.privateDevpts
+  return [
+    ...rulesetArgs(plan.ruleset),
+    ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
+  ]
+}
+
+/** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
+export function bubblewrapSpec(
+  spec: SubprocessSpawnSpec,
+  plan: ConfinementPlan,
+  ruleset: RulesetReference | undefined,
+  tools: { bwrap: string; helper: string; terminal?: boolean },
+): SubprocessSpawnSpec {
+  const base = bareSpec(spec, plan)
+  // cordon-exec execs a path: the PATH search happens here, on the PATH the command will see.
+  const found = findProgram(spec.argv[0] ?? '', base.env?.PATH ?? process.env.PATH)
+  if ('error' in found) {
+    throw new InvalidRequestError([`argv[0]: ${spec.argv[0]} was not found on PATH (${found.error})`], {
+      context: 'cannot confine the command under bubblewrap',
+    })
+  }
+  const inner = [
+    tools.helper,
+    ...initArgs(plan, {
+      statusFd: WRAPPED_FDS.status,
+      graceMs: spec.graceMs,
+      background: spec.supervise === true,
+      terminal: tools.terminal,
+      ruleset: rulesetArgsFor(plan, ruleset),
+    }),
+    '--',
+    found.path,
+    ...spec.argv.slice(1),
+  ]
+  const argv = bubblewrapArgv(plan.grants, {
+    bwrapPath: tools.bwrap,
+    network: networkOf(plan.policy),
+    tempDir: plan.tempDir,
+    cwd: spec.cwd,
+    command: inner,
+    terminal: tools.terminal,
+    mounts: plan.mounts,
+  })
+  return {
+    ...base,
+    argv,
+    confinement: {
+      backend: 'bubblewrap',
+      mode: plan.policy.mode,
+      ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
+      ...(plan.mounts?.protected.mustStay ? { mustStay: plan.mounts.protected.mustStay } : {}),
+      steps: plan.wrapperSteps,
+      // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
+      wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
+    },
+  }
+}

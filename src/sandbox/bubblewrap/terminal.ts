@@ -1,0 +1,40 @@
+/**
+ * A confined terminal under bubblewrap: node-pty → bwrap (no `--new-session`: job control needs
+ * the terminal's session; no `--json-status-fd`: no fd but the pty exists) → cordon-exec init as
+ * pid 1 of the sandbox → the program.
+ */
+import type { SandboxCapabilities } from '../../policy/backends.js'
+import { DEFAULT_NETWORK_POLICY } from '../../policy/defaults.js'
+import { SandboxUnavailableError } from '../../policy/errors.js'
+import type { SubprocessTerminalSpawnSpec } from '../../subprocess/types.js'
+import type { ConfinementPlan } from '../confinement/plan.js'
+import { bubblewrapArgv } from './argv.js'
+
+/** The bwrap argv around `launcher` for a terminal; SANDBOX_UNAVAILABLE without bwrap or when the command must run as the owner. */
+export function bubblewrapTerminalArgv(
+  plan: ConfinementPlan,
+  launcher: string[],
+  spec: SubprocessTerminalSpawnSpec,
+  capabilities: SandboxCapabilities,
+): string[] {
+  const bwrap = capabilities.backends.bubblewrap?.executable
+  if (bwrap === undefined) {
+    throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the probe recorded no bwrap executable' })
+  }
+  // node-pty execs bwrap itself: nothing can start it as the workspace owner.
+  if (plan.runAs !== undefined) {
+    throw new SandboxUnavailableError(plan.policy.mode, {
+      reason: `a bubblewrap terminal cannot run as the workspace owner (uid ${plan.runAs.uid})`,
+      remedy: 'Use the landlock backend for this terminal, or run the command without a terminal.',
+    })
+  }
+  return bubblewrapArgv(plan.grants, {
+    bwrapPath: bwrap,
+    network: plan.policy.network ?? DEFAULT_NETWORK_POLICY,
+    tempDir: plan.tempDir,
+    cwd: spec.cwd,
+    command: launcher,
+    terminal: true,
+    mounts: plan.mounts,
+  })
+}

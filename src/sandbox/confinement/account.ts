@@ -1,0 +1,102 @@
+/**
+ * Enforcement, told truthfully: for one backend, host and policy, every effect class the policy
+ * promises with how it holds (or why it does not), and the verdict — `full` iff every promised
+ * class holds. Pure functions of the probe's facts; the probe's canary checks the same classes
+ * on the real kernel before a backend is called usable.
+ */
+import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'
+import {
+  ALWAYS_PROMISED_CLASSES,
+  type ConfinedSandboxMode,
+  type EffectClass,
+  type NetworkPolicy,
+  type ResourceLimits,
+} from '../../policy/vocabulary.js'
+
+/** What the probe learned about the host, as far as the accounts care. */
+export interface BackendFacts {
+  /** The Landlock ABI the plan drives (0: none). */
+  abi: number
+  /** The seccomp program loads. */
+  seccomp: boolean
+  /** A supervisor outside the sandbox runs every command (cordon-exec). */
+  supervisor: boolean
+  /** Private namespaces available to a run; `keys`: a mount namespace masking /proc/keys. */
+  namespaces: { ipc: boolean; net: boolean; keys?: boolean }
+  /** The command runs as uid 0 (RLIMIT_NPROC does not bind it). */
+  uid0: boolean
+}
+
+/** What the plan found about the policy's hidden and protected paths on this host. */
+export interface ShieldFacts {
+  /** How many hidden places the policy names (defaults included). */
+  hiddenPlaces: number
+  /** The hidden paths that exist (canonical; listed on first read, so read it only when needed). */
+  hidden: readonly string[]
+  /** Hidden places that lie inside a writable grant (canonical). */
+  hiddenInWritable: readonly string[]
+  /** Protected paths inside writable roots (canonical). */
+  protectedInWritable: readonly string[]
+}
+
+/** The parts of a policy the accounts read. */
+export interface AccountPolicy {
+  mode: ConfinedSandboxMode
+  network?: NetworkPolicy | undefined
+  limits?: ResourceLimits | undefined
+  /** Absent: nothing hidden, nothing protected inside a writable root. */
+  shield?: ShieldFacts | undefined
+}
+
+/**
+ * The classes `policy` promises: every confined run's, plus network when denied, resources when
+ * limited, secrets when something is hidden, protected when a protected path lies inside a
+ * writable root.
+ */
+export function promisedClasses(policy: AccountPolicy): EffectClass[] {
+  const classes: EffectClass[] = [...ALWAYS_PROMISED_CLASSES]
+  if (policy.network === 'deny') classes.push('network')
+  if (policy.limits !== undefined && Object.values(policy.limits).some((v) => v !== undefined))
+    classes.push('resources')
+  if ((policy.shield?.hiddenPlaces ?? 0) > 0) classes.push('secrets')
+  if ((policy.shield?.protectedInWritable.length ?? 0) > 0) classes.push('protected')
+  return classes
+}
+
+/** What every path-based hiding leaves visible. */
+export const BY_PATH =
+  'hiding is by path: a hard link or another mount of the same file system elsewhere still shows the content'
+
+/** Up to four paths, then how many more. */
+export const listed = (paths: readonly string[]) =>
+  paths.length <= 4 ? paths.join(', ') : `${paths.slice(0, 4).join(', ')} and ${paths.length - 4} more`
+
+/** A class that holds, and how. */
+export const yes = (how: string): ClassVerdict => ({ governed: true, how })
+/** A class that does not hold, and why. */
+export const no = (how: string): ClassVerdict => ({ governed: false, how })
+
+/** The resources class: setrlimit before exec, except a process limit for a root command. */
+export function resourcesVerdict(facts: BackendFacts, limits: ResourceLimits | undefined): ClassVerdict {
+  if (limits?.processes !== undefined && facts.uid0) {
+    return no('RLIMIT_NPROC does not bind uid 0: the process limit is not enforced for a root command')
+  }
+  return yes('setrlimit in the command before exec (RLIMIT_NPROC, RLIMIT_AS, RLIMIT_FSIZE as asked)')
+}
+
+/** The account of the promised classes: `full` iff every one holds (`signals` listed with `processes`). */
+export function accountOf(
+  classes: Partial<Record<EffectClass, ClassVerdict>>,
+  promised: EffectClass[],
+): EnforcementAccount {
+  const governed = promised.filter((c) => classes[c]?.governed === true)
+  const ungoverned = promised.filter((c) => classes[c]?.governed !== true)
+  const listed: Partial<Record<EffectClass, ClassVerdict>> = {}
+  for (const c of promised) listed[c] = classes[c] ?? no('not governed by this backend')
+  // network: inherit promises nothing, but what stays reachable is said all the same.
+  if (!promised.includes('network') && classes.network) listed.network = classes.network
+  // `signals` is the old name of `processes`: listed wherever processes is.
+  if (listed.processes) listed.signals = listed.processes
+  if (governed.includes('processes')) governed.push('signals')
+  return { enforcement: ungoverned.length === 0 ? 'full' : 'partial', classes: listed, governed, ungoverned }
+}

@@ -1,0 +1,10 @@
+/**
+ * The denial text each backend's kernel mechanisms produce (errno strings, lower case): EACCES
+ * for Landlock; EROFS for bubblewrap's read-only binds, and EACCES for the Landlock write domain
+ * cordon layers inside (existing FIFOs, reopens); EPERM for Seatbelt.
+ */
+export const DENIAL_SIGNATURES: Readonly<Record<string, readonly string[]>> = {
+  landlock: ['permission denied'],
+  bubblewrap: ['read-only file system', 'permission denied', 'device or resource busy'],
+  seatbelt: ['operation not permitted'],
+}

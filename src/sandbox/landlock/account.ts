@@ -1,0 +1,101 @@
+/**
+ * What Landlock (with seccomp and the supervisor) governs of each promised effect class on this
+ * host, and why not where it does not: a pure function of the probe's facts.
+ */
+import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'
+import type { EffectClass } from '../../policy/vocabulary.js'
+import {
+  type AccountPolicy,
+  accountOf,
+  type BackendFacts,
+  BY_PATH,
+  listed,
+  no,
+  promisedClasses,
+  resourcesVerdict,
+  yes,
+} from '../confinement/account.js'
+
+/** The Landlock (+ seccomp + supervisor) account for one policy. */
+export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): EnforcementAccount {
+  const { abi, seccomp } = facts
+  const c: Partial<Record<EffectClass, ClassVerdict>> = {}
+  c.content =
+    abi >= 5
+      ? yes('Landlock write, truncate and device-ioctl rights outside the writable set')
+      : no(`Landlock ABI ${abi} < 5 leaves truncation or device ioctls ungoverned (Linux 6.7+ has ABI 5)`)
+  c.names =
+    abi >= 2
+      ? yes('Landlock create, remove, rename and link rights outside the writable set')
+      : no('Landlock ABI 1 cannot refuse renames and links across directories')
+  c.metadata =
+    policy.mode !== 'read-only'
+      ? no(
+          'workspace-write: chmod, chown, utime and xattrs outside the writable roots are not Landlock rights (bubblewrap governs them)',
+        )
+      : seccomp
+        ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
+        : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
+  if (policy.network !== 'deny') {
+    c.network = no(
+      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
+    )
+  } else {
+    c.network = !seccomp
+      ? no('seccomp filters do not load: non-TCP sockets are ungoverned')
+      : facts.namespaces.net
+        ? yes('a private network namespace holding only loopback; AF_UNIX and AF_VSOCK sockets refused')
+        : abi >= 4
+          ? yes('seccomp refuses socket() (loopback included: no private namespace here); Landlock refuses TCP')
+          : yes('seccomp refuses socket() (loopback included: no private namespace here)')
+  }
+  c.processes =
+    abi >= 6 && seccomp
+      ? yes(
+          'Landlock scopes refuse signals and ptrace outside the sandbox; seccomp allows prlimit, scheduling and priority only on the caller itself',
+        )
+      : no(
+          abi < 6
+            ? `Landlock ABI ${abi} < 6 has no signal scope`
+            : 'seccomp filters do not load: prlimit and scheduling of other processes are ungoverned',
+        )
+  c.ipc = facts.namespaces.ipc
+    ? yes('a private IPC namespace (SysV and POSIX message queues of the host are unreachable)')
+    : seccomp
+      ? yes('seccomp refuses SysV IPC and POSIX message queues')
+      : no('no IPC namespace and no seccomp: host SysV IPC and message queues are reachable')
+  c.keyrings = !seccomp
+    ? no('seccomp filters do not load')
+    : facts.namespaces.keys === true
+      ? yes('seccomp refuses add_key, request_key and keyctl; /proc/keys reads empty (a private mount namespace)')
+      : no(
+          "seccomp refuses add_key, request_key and keyctl, but the names and sizes of the user's keys stay listed in /proc/keys (masking it needs a mount namespace: root, or bubblewrap)",
+        )
+  c.terminals =
+    seccomp && abi >= 1
+      ? yes(
+          'seccomp refuses TIOCSTI, TIOCSCTTY and TIOCLINUX; /dev is readable only for null, zero, full, random, urandom and tty',
+        )
+      : no('seccomp filters do not load: terminal injection is ungoverned')
+  c.lifetime = facts.supervisor
+    ? yes(
+        'a supervisor outside the sandbox (cordon-exec, a subreaper) ends every descendant with the run and dies with the host',
+      )
+    : no('the cordon-exec helper is missing: descendants that leave the process group can outlive the run')
+  c.resources = resourcesVerdict(facts, policy.limits)
+  const inWritable = policy.shield?.hiddenInWritable ?? []
+  c.secrets =
+    inWritable.length > 0
+      ? no(`Landlock cannot hide what lies inside a writable root: ${listed(inWritable)} (bubblewrap can)`)
+      : policy.mode === 'read-only'
+        ? yes(
+            `Landlock grants no read right on the hidden paths (their names stay listable, and a name known inside one still answers stat, readlink and getxattr: existence, size, times, link target, extended attributes; ${BY_PATH}); seccomp refuses inotify, fanotify and dnotify watches, which Landlock does not govern`,
+          )
+        : no(
+            'Landlock does not govern inotify, fanotify and dnotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
+          )
+  c.protected = no(
+    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can)`,
+  )
+  return accountOf(c, promisedClasses(policy))
+}

@@ -1,0 +1,24 @@
+/**
+ * The Landlock-confined spec: the spec keeps its argv and carries the command's steps and
+ * namespaces, which the runtime hands to the launcher (pure: the ruleset is already built).
+ */
+import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/types.js'
+import type { ConfinementPlan } from '../confinement/plan.js'
+import { bareSpec } from '../confinement/spec.js'
+
+/** The Landlock-confined spec. */
+export function landlockSpec(
+  spec: SubprocessSpawnSpec,
+  plan: ConfinementPlan,
+  ruleset: RulesetReference | undefined,
+): SubprocessSpawnSpec {
+  return {
+    ...bareSpec(spec, plan),
+    confinement: {
+      backend: 'landlock',
+      mode: plan.policy.mode,
+      steps: { ...plan.steps, ruleset },
+      namespaces: plan.namespaces,
+    },
+  }
+}

@@ -1,0 +1,52 @@
+/** The Seatbelt backend as the table of backends sees it (src/sandbox/backend.ts). */
+import type { BackendCapability } from '../../policy/backends.js'
+import { grantsFor } from '../../policy/grants.js'
+import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
+import type { PlanRequest } from '../confinement/request.js'
+import { viewPlaces } from '../view/places.js'
+import { ReadView, type ReadViewSnapshot } from '../view/read-view.js'
+import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './plan.js'
+import { probeSeatbelt } from './probe.js'
+import { renderSeatbeltProfile } from './profile.js'
+
+/** Seatbelt denies by path: the policy's own, what of the hidden set exists now, and every exact place. */
+function seatbeltHidden(own: readonly string[], view: ReadView, snapshot: ReadViewSnapshot): string[] {
+  return [...new Set([...own, ...snapshot.hidden, ...view.exactPlaces()])]
+}
+
+/**
+ * The paths a Seatbelt profile for `policy` denies besides the policy's own hiddenPaths (the
+ * default hidden set and cordon's private dir, expanded from `env`): what `cordon explain
+ * --backend seatbelt` renders with, so that it shows the profile a run would get.
+ */
+export function seatbeltHiddenSet(policy: SandboxPolicy, env: NodeJS.ProcessEnv = process.env): string[] {
+  const view = new ReadView(viewPlaces(policy, env, undefined))
+  try {
+    return seatbeltHidden([], view, view.current())
+  } finally {
+    view.close()
+  }
+}
+
+/** Seatbelt (macOS): sandbox-exec with a profile rendered from the grants. */
+export const seatbeltBackend = {
+  name: 'seatbelt',
+  privateShm: false,
+  plansWithAddon: false,
+  viewCheck: 'none',
+  linux: false,
+  rulesetInside: false,
+  account: (policy: SandboxPolicy, capability: BackendCapability) =>
+    seatbeltAccount(policy, renderSeatbeltProfile(grantsFor(policy)), capability.verified === true),
+  // Seatbelt denies by path: the default hidden set goes in as paths (what exists now, and every
+  // exact place whether it exists or not), with cordon's private dir.
+  plan: ({ policy, grants, view, snapshot, session, capability }: PlanRequest): SeatbeltPlan =>
+    seatbeltPlan(
+      policy,
+      { ...grants, hiddenPaths: seatbeltHidden(grants.hiddenPaths, view, snapshot) },
+      { tempDir: session.tmp, verified: capability.verified },
+    ),
+  confine: (spec: SubprocessSpawnSpec, plan: SeatbeltPlan) => seatbeltSpec(spec, plan),
+  probe: () => probeSeatbelt(),
+} as const
