@@ -5,7 +5,7 @@
  * `danger-full-access` never asks a backend.
  *
  * Each session gets its own directories in cordon's private layout (src/subprocess/
- * private-layout.ts): `tmp/`, granted writable in every confined mode and exported as TMPDIR (the
+ * private-dirs/layout.ts): `tmp/`, granted writable in every confined mode and exported as TMPDIR (the
  * host /tmp itself is never writable), and `spill/`, readable by the session's commands, where its
  * runs' spill files go. Every other session's dirs, and the rest of the private layout, are
  * hidden with the policy's hidden set. `dispose()` removes the session dirs and closes every
@@ -26,7 +26,7 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
-import { removeTree } from '../subprocess/remove-tree.js'
+import { removeTree } from '../subprocess/private-dirs/remove-tree.js'
 import {
   createSessionDirs,
   privateEmptyFile,
@@ -35,8 +35,8 @@ import {
   privateSubdir,
   type SessionDirs,
   sweepStaleSessions,
-} from '../subprocess/private-layout.js'
-import { portableHostCapabilities } from '../subprocess/portable-host.js'
+} from '../subprocess/private-dirs/layout.js'
+import { portableHostCapabilities } from '../subprocess/portable/host.js'
 import type { HandedRuleset, SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapSpec, landlockSpec } from './confine-spec.js'
 import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
@@ -486,7 +486,7 @@ export class LocalSandbox {
     // Most session dirs hold a few entries: removed at once, without the thread pool (the
     // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees on the thread pool,
     // never following a link: a command still running (a job the host did not wait for) may
-    // swap one in for a directory (subprocess/remove-tree.ts).
+    // swap one in for a directory (subprocess/private-dirs/remove-tree.ts).
     await Promise.all(dirs.filter((d) => !removedSmallTree(d, { left: SMALL_TREE_ENTRIES })).map((d) => removeTree(d)))
   }
 }

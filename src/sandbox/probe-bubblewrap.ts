@@ -23,7 +23,7 @@ import {
 } from '../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
-import { helperLandlockAbi, portableHostCapabilities } from '../subprocess/portable-host.js'
+import { helperLandlockAbi, portableHostCapabilities } from '../subprocess/portable/host.js'
 import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from './canary.js'
 import { bubblewrapSpec } from './confine-spec.js'
 import { bubblewrapAccount } from './enforcement.js'

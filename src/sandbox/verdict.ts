@@ -9,7 +9,7 @@ import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } 
 import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
-import { takeAwayAppeared } from '../subprocess/must-not-appear.js'
+import { takeAwayAppeared } from '../subprocess/process/must-not-appear.js'
 import { classifyDenial } from './facts.js'
 import type { ConfinementPlan } from './plan.js'
 
@@ -70,7 +70,7 @@ export function runVerdict(
     runnerFailed?: boolean
     /** Where each failed command of the run's shell ran (see src/shell/failure-log.ts). */
     failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
-    /** What the runtime already took away once the tree was gone (src/subprocess/must-not-appear.ts). */
+    /** What the runtime already took away once the tree was gone (src/subprocess/process/must-not-appear.ts). */
     refused?: readonly string[] | undefined
   },
 ): RunVerdict {

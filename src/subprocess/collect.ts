@@ -8,7 +8,7 @@
  *
  * Every push COPIES (into the ring and, when spilling, into one reused 256 KiB staging
  * buffer written with `writeSync` when full), so callers may reuse their buffer at once
- * (the pipe is read natively into one recycled buffer, `native-pipe.ts`, or through a
+ * (the pipe is read natively into one recycled buffer, `output/native-pipe.ts`, or through a
  * socket's `onread` option on the portable path, and each read calls `pushCopy`) and the
  * steady state allocates nothing per chunk. Spill
  * writes are SYNCHRONOUS, so `finish()` is synchronous and readers never wait; async
@@ -26,7 +26,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { InvalidRequestError } from '../policy/errors.js'
-import { uniqueSuffix } from './unique-name.js'
+import { uniqueSuffix } from './private-dirs/unique-name.js'
 
 import type { CollectedOutput, SubprocessCollect, SubprocessOutputRead, SubprocessOutputReader } from './types.js'
 
