@@ -6,7 +6,8 @@
  */
 import { AbortedError, InvalidRequestError } from '../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from './env/scrub.js'
-import { type ChildSpawner, ManagedProcess, NATIVE_SPAWNER } from './process/managed-process.js'
+import { ManagedProcess } from './process/managed-process.js'
+import { type ChildSpawner, NATIVE_SPAWNER } from './process/spawner.js'
 import {
   chooseSpawnPath,
   processSpawnPath,

@@ -19,7 +19,7 @@
 import { SpawnError } from '../../policy/errors.js'
 import { programOf } from '../process/child.js'
 import { type LaunchKind, launchKindOf } from '../process/launch-kind.js'
-import type { ChildSpawner, PinnedProcess, SupervisedLaunch } from '../process/managed-process.js'
+import type { ChildSpawner, PinnedProcess, SupervisedLaunch } from '../process/spawner.js'
 import { Slot } from '../native.js'
 import { startPortableChild } from './child.js'
 import type { SubprocessSpawnSpec } from '../types.js'
