@@ -18,7 +18,8 @@ import { portableSpawner } from './portable/spawner.js'
 import { resolveExecutable } from './resolve-executable.js'
 import { validateSpawnSpec } from './spec/schema.js'
 import { SpillDirectory } from './private-dirs/spill-dir.js'
-import { spawnLocalTerminal, type LocalTerminal } from './terminal/local-terminal.js'
+import type { LocalTerminal } from './terminal/local-terminal.js'
+import { spawnLocalTerminal } from './terminal/spawn.js'
 import { isTerminalCleanupError, TerminalCleanupError } from './terminal/errors.js'
 import { loadPty, type PtyLoader } from './terminal/pty.js'
 import type {
@@ -131,7 +132,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     return handle
   }
 
-  /** Allocates a pty (node-pty) and starts `spec.argv` as its session leader; see terminal/local-terminal.ts. */
+  /** Allocates a pty (node-pty) and starts `spec.argv` as its session leader; see terminal/spawn.ts. */
   async spawnTerminal(spec: SubprocessTerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
     if (this.disposed) throw new InvalidRequestError(['runtime: disposed; create a new LocalSubprocessRuntime'])
     return spawnLocalTerminal(spec, {

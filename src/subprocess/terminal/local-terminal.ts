@@ -1,89 +1,34 @@
 /**
- * spawnTerminal on this host (seed 003): one program leading its own session on a pty that
- * node-pty allocates, behind SubprocessTerminalHandle.
- *
- * The program is forked by node-pty (forkpty: a new session whose controlling terminal is the
- * pty's slave), so the top process is the session leader and its pid is the session id. argv is
- * opaque here: a confined terminal is the same request with a launcher (`cordon-exec … --`) in
- * front of the program, and everything below keys on the session id, never on a program name.
- * The one thing a launcher changes is which group is the program's own: structurally a launcher
- * with its program looks exactly like a shell with a job, so the spec says so (`launcher: true`)
- * and the launcher's first child is then the program (its group is protected from SIGKILL by
- * signalForeground and reported as `programGroup`).
- *
- * What this provider can observe (Linux, /proc):
- * - the top process's exit, exactly (node-pty reaps it on its own thread);
- * - every process that keeps the session id, and every descendant of one of them or of the top
- *   process, even after it left the session, while its parent is alive;
- * - the foreground group (`tpgid`), its leader's command, and whether a foreground thread is
- *   blocked reading this terminal (see inspect.ts).
- * What it cannot observe:
- * - a process that left the session (setsid) and whose parent has already exited: it is
- *   reparented to PID 1 (or the host's subreaper) and is indistinguishable from a stranger.
- *   Under a supervising launcher (`cordon-exec`, the session leader and a subreaper) such
- *   orphans stay its descendants, so the sweep reaches them;
- * - processes in another pid namespace than the host's view of /proc;
- * - a pid recycled between one /proc scan and the signal sent to it (the window is one scan;
- *   the top process itself is only signalled while unreaped, the session only while its
- *   leader's number is held or the leader's start time still matches).
- * Output: the master is read as bytes and decoded here (output.ts). libuv ends the
- * master's stream early when the last slave closes (poll reports the hangup while output is still
- * queued); the rest is read straight from the descriptor before it closes, so the output is whole.
- * node-pty sets IUTF8 only when it decodes the master itself, so it is off: in canonical mode an
- * erase removes one byte of a multi-byte character (shells, REPLs and editors edit lines in raw
- * mode and are unaffected).
- *
- * Descriptors: node-pty forks from the host without closing descriptors and opens its masters
- * without close-on-exec; each master is marked close-on-exec right after its fork, so no later
- * child of the host (another terminal's program above all) inherits it. A host fd that lacks the
- * flag for another reason (one the host itself inherited) still reaches an unconfined program; a
- * confined terminal's launcher (`cordon-exec init --terminal`) closes every fd above 2 first, and
- * the program it forks holds only the pty on 0..2.
- *
- * Teardown (`terminate()`), one ladder for the whole session: SIGHUP to the leader (interactive
- * shells ignore SIGTERM; a hangup is a terminal's own "go away", and makes bash hang up its
- * jobs), SIGTERM to every member and SIGCONT to stopped ones (a stopped process acts on nothing
- * else); up to graceMs for the session to empty; then SIGKILL, re-scanned until no member is
- * left; then the wait for the top process to be reaped. "Empty" also covers every process the
- * teardown saw (by pid and start time): one that left the session and lost its parent mid-way is
- * still waited for. Any survivor is a TerminalCleanupError naming its pid. Zombies count as dead.
+ * One live terminal session (seed 003's SubprocessTerminalHandle): a program leading its own
+ * session on a pty node-pty allocated (terminal/spawn.ts forks it). Everything keys on the
+ * session id (the top process's pid), never on a program name: a confined terminal is the same
+ * session with a launcher (`cordon-exec … --`) in front, whose first child is the program. What
+ * /proc lets it observe, and what not, is in session.ts; the teardown ladder is teardown.ts.
  */
-import { accessSync, existsSync, constants as fsConstants, readlinkSync, readSync, statSync } from 'node:fs'
+import { readlinkSync, readSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
-import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path'
-import { InvalidRequestError, SpawnError } from '../../policy/errors.js'
-import { envToArray, mergeEnv, scrubbedParentEnv } from '../env/scrub.js'
-import { loadNative, type NativeAddon } from '../native.js'
-import { TERMINAL_PROC_REMEDY, TerminalCleanupError, TerminalUnavailableError } from './errors.js'
-import { inspectForeground } from './inspect.js'
-import { TerminalOutput } from './output.js'
-import type { PtyLoader, PtyProcess } from './pty.js'
-import {
-  isDead,
-  isStopped,
-  ptsPathOf,
-  readStat,
-  sessionIdReused,
-  sessionProcesses,
-  type ProcStat,
-  type SessionIdentity,
-} from './session.js'
-import { validateSignalName, validateTerminalSize, validateTerminalSpec } from '../spec/terminal-schema.js'
+import { InvalidRequestError } from '../../policy/errors.js'
+import { validateSignalName, validateTerminalSize } from '../spec/terminal-schema.js'
 import type {
   SubprocessOutcome,
   SubprocessTerminalDisposable,
   SubprocessTerminalForeground,
   SubprocessTerminalHandle,
-  SubprocessTerminalSpawnSpec,
 } from '../types.js'
+import { inspectForeground } from './inspect.js'
+import { TerminalOutput } from './output.js'
+import type { PtyProcess } from './pty.js'
+import {
+  type ProcStat,
+  programGroupLeader,
+  ptsPathOf,
+  readStat,
+  type SessionIdentity,
+  sessionIdReused,
+  sessionProcesses,
+} from './session.js'
+import { tearDownSession, tryKill } from './teardown.js'
 
-/** The terminal type when the environment names none (the reference's pty name). */
-export const DEFAULT_TERM = 'dumb'
-
-/** Our own bookkeeping latency after the last member died (node-pty's reap thread, the master's EIO). */
-const REAP_WAIT_MS = 2000
-/** How long the SIGKILL sweep keeps re-scanning at least (a process in D state dies late). */
-const KILL_SWEEP_MS = 1000
 /** Bytes per read when draining a master after a premature EOF. */
 const DRAIN_CHUNK = 65_536
 /** How long a question to a just-forked terminal waits for the child to take the pty as its terminal. */
@@ -108,183 +53,6 @@ function kill(pid: number, signal: NodeJS.Signals): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
     throw error
   }
-}
-
-/** kill() for the teardown: a process it may not signal (EPERM, a setuid member) stays and is named a survivor. */
-function tryKill(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal)
-  } catch {
-    // gone, or not ours to signal: the final sweep tells which
-  }
-}
-
-/** An AbortError (Node's `ABORT_ERR`) carrying the signal's reason. */
-function abortError(prefix: string, signal: AbortSignal): Error {
-  const reason: unknown = signal.reason
-  const error = new Error(
-    `${prefix}: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`,
-    reason === undefined ? undefined : { cause: reason },
-  )
-  return Object.assign(error, { name: 'AbortError', code: 'ABORT_ERR' })
-}
-
-/** The program's environment: exactly `spawn`'s (scrub, then the overrides), minus unrepresentable entries. */
-function terminalEnv(overrides: NodeJS.ProcessEnv | undefined): Record<string, string> {
-  const env: Record<string, string> = Object.create(null) as Record<string, string>
-  for (const entry of envToArray(mergeEnv(scrubbedParentEnv(), overrides))) {
-    const eq = entry.indexOf('=')
-    env[entry.slice(0, eq)] = entry.slice(eq + 1)
-  }
-  return env
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false
-    accessSync(path, fsConstants.X_OK)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/**
- * Fails the allocation with a SpawnError the way `spawn` would (chdir, exec) instead of letting
- * node-pty's child print `execvp(3) failed` into the terminal and exit 1. The program is looked
- * up as the child's execvp will: by path when it holds a slash (relative to cwd), else on the
- * child's own PATH (glibc's default when it has none). Synchronous: a few stat calls cost less
- * than the thread-pool round trips of their async forms.
- */
-function checkProgram(spec: SubprocessTerminalSpawnSpec, env: Record<string, string>): void {
-  const cwdStat = statSync(spec.cwd, { throwIfNoEntry: false })
-  if (!cwdStat?.isDirectory()) {
-    const errno = cwdStat ? osConstants.errno.ENOTDIR : osConstants.errno.ENOENT
-    throw new SpawnError({ stage: 'chdir', errno, path: spec.cwd })
-  }
-  const program = spec.argv[0]!
-  if (program.includes('/')) {
-    const path = isAbsolute(program) ? program : resolvePath(spec.cwd, program)
-    if (isExecutableFile(path)) return
-    const exists = statSync(path, { throwIfNoEntry: false }) !== undefined
-    throw new SpawnError({ stage: 'exec', errno: exists ? osConstants.errno.EACCES : osConstants.errno.ENOENT, path })
-  }
-  for (const dir of (env.PATH ?? '/bin:/usr/bin').split(delimiter)) {
-    if (dir !== '' && isExecutableFile(join(isAbsolute(dir) ? dir : resolvePath(spec.cwd, dir), program))) return
-  }
-  throw new SpawnError({ stage: 'exec', errno: osConstants.errno.ENOENT, path: program })
-}
-
-/** What spawnLocalTerminal needs from its runtime. */
-export interface LocalTerminalHooks {
-  /** Loads node-pty (or a stand-in module with its shape). */
-  loadPty: PtyLoader
-  /** Runs synchronously right before the fork; throwing refuses the allocation (a disposed runtime). */
-  beforeFork?: () => void
-  /** Runs synchronously right after the fork, with the live handle (the runtime takes ownership). */
-  afterFork?: (terminal: LocalTerminal) => void
-  /** Called once the top process is reaped and no member of the session is left. */
-  onGone?: (terminal: LocalTerminal) => void
-}
-
-/** Validates, loads node-pty, checks the program and cwd, then forks the terminal. */
-export async function spawnLocalTerminal(
-  spec: SubprocessTerminalSpawnSpec,
-  hooks: LocalTerminalHooks,
-): Promise<LocalTerminal> {
-  validateTerminalSpec(spec)
-  if (spec.signal?.aborted) throw abortError('aborted before spawn', spec.signal)
-  if (!existsSync('/proc/self/stat')) {
-    throw new TerminalUnavailableError(new Error(`no /proc on ${process.platform}`), {
-      what: 'this provider cannot observe a terminal session here',
-      remedy: TERMINAL_PROC_REMEDY,
-    })
-  }
-  const env = terminalEnv(spec.env)
-  const pty = await hooks.loadPty()
-  if (spec.signal?.aborted) throw abortError('terminal allocation aborted', spec.signal)
-  checkProgram(spec, env)
-  const native = loadNative() // before the fork: a missing addon refuses the allocation
-  const handed = handOver(spec, native)
-  const argv = handed?.argv ?? spec.argv
-  hooks.beforeFork?.()
-  let proc: PtyProcess
-  try {
-    proc = pty.spawn(argv[0]!, argv.slice(1), {
-      name: env.TERM ?? DEFAULT_TERM,
-      cols: spec.cols,
-      rows: spec.rows,
-      cwd: spec.cwd,
-      env,
-      encoding: null,
-    })
-  } catch (error) {
-    // forkpty(3) failed (no pty left, fork refused): node-pty says so without an errno.
-    throw new SpawnError({
-      stage: 'clone',
-      errno: 0,
-      path: spec.argv[0],
-      detail: 'node-pty could not fork a terminal',
-      cause: error,
-    })
-  } finally {
-    // node-pty forked synchronously: the launcher holds its copy now, the host needs none.
-    if (handed !== undefined) native.closeFd(handed.fd)
-  }
-  // node-pty opens masters without close-on-exec: every later child of the host (the next
-  // terminal's program above all, which node-pty forks without closing anything) would hold this
-  // terminal's master, reading its input and keeping it from hanging up.
-  if (typeof proc.fd === 'number') native.setCloexec(proc.fd)
-  const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
-  // The next terminal of this plan gets a ruleset built while nothing starts.
-  const prepare = spec.ruleset?.prepareNext
-  if (prepare) void terminal.done.finally(() => setImmediate(prepare))
-  hooks.afterFork?.(terminal)
-  return terminal
-}
-
-/** The argv word a confined terminal's `--ruleset-fd` carries until the spawn names the fd. */
-export const RULESET_FD_PLACEHOLDER = '@ruleset'
-
-/**
- * The spec's ruleset, built anew and made inheritable for the next fork (node-pty closes nothing),
- * and the argv naming it. Refuses (stage landlock) a ruleset whose sandbox is disposed, or an argv
- * that does not ask for it. Each spawn gets its own ruleset object: a descriptor another thread's
- * child inherits in the same instant can reach no ruleset a later run uses.
- */
-function handOver(spec: SubprocessTerminalSpawnSpec, native: NativeAddon): { fd: number; argv: string[] } | undefined {
-  const ruleset = spec.ruleset
-  if (ruleset === undefined) return undefined
-  const at = spec.argv.findIndex((a, i) => a === RULESET_FD_PLACEHOLDER && spec.argv[i - 1] === '--ruleset-fd')
-  if (ruleset.closed || at < 0) {
-    throw new SpawnError({
-      stage: 'landlock',
-      errno: 9, // EBADF
-      detail: ruleset.closed
-        ? "the terminal's sandbox was disposed: nothing was run"
-        : "the terminal's argv does not ask for its ruleset",
-    })
-  }
-  let fd: number
-  try {
-    fd = ruleset.fresh()
-  } catch (error) {
-    const errno = (error as { errno?: unknown }).errno
-    throw new SpawnError({
-      stage: 'landlock',
-      errno: typeof errno === 'number' ? errno : 22,
-      detail: "the terminal's ruleset could not be built",
-      cause: error,
-    })
-  }
-  const rc = native.setCloexec(fd, false)
-  if (rc !== 0) {
-    native.closeFd(fd)
-    throw new SpawnError({ stage: 'landlock', errno: -rc, detail: "the terminal's ruleset cannot be handed over" })
-  }
-  const argv = [...spec.argv]
-  argv[at] = String(fd)
-  return { fd, argv }
 }
 
 /** One live terminal session; see SubprocessTerminalHandle for the contract of each member. */
@@ -458,25 +226,11 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     return this.pts
   }
 
-  /**
-   * The program's process group: the leader's own, or under a launcher the first group started
-   * below the launcher's own group (the earliest-started process that leads a group of its own
-   * and whose parent is in the leader's group: the launcher itself, or a wrapper such as bwrap's
-   * init standing between; jobs the program starts have the program as parent, and orphans the
-   * launcher adopts later start later). Undefined while a launcher has not started the program yet.
-   */
+  /** The program's process group: the leader's own, or under a launcher its program's (session.ts:programGroupLeader). */
   private programPgid(): number | undefined {
     if (!this.launcher) return this.identity.sid
     if (this.program === undefined && !this.sessionGone) {
-      const members = this.members()
-      const byPid = new Map(members.map((p) => [p.pid, p]))
-      let first: ProcStat | undefined
-      for (const p of members) {
-        if (p.pgrp !== p.pid || p.pid === this.identity.sid || p.session !== this.identity.sid) continue
-        const parent = byPid.get(p.ppid)
-        if (parent?.pgrp !== this.identity.sid) continue
-        if (!first || BigInt(p.startTime) < BigInt(first.startTime)) first = p
-      }
+      const first = programGroupLeader(this.members(), this.identity.sid)
       if (first) this.program = { pid: first.pid, startTime: first.startTime }
     }
     return this.program?.pid
@@ -533,37 +287,6 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   }
 
   /**
-   * The processes this teardown still waits for: every member now, and every process it saw
-   * before, by pid and start time. A process that left the session (setsid) is a member only
-   * while its parent lives; once signalled it is waited for until it is dead, even after its
-   * parent died first and it went to PID 1.
-   */
-  private remaining(seen: Map<number, string>): ProcStat[] {
-    for (const p of this.members()) seen.set(p.pid, p.startTime)
-    const out: ProcStat[] = []
-    for (const [pid, startTime] of seen) {
-      const stat = readStat(pid)
-      if (stat && !isDead(stat) && stat.startTime === startTime) out.push(stat)
-      else seen.delete(pid)
-    }
-    return out
-  }
-
-  /** Polls until nothing `remaining` is alive or `ms` passes; true when the session emptied. */
-  private async emptyWithin(ms: number, seen: Map<number, string>): Promise<boolean> {
-    const deadline = Date.now() + ms
-    let delay = 2
-    for (;;) {
-      if (this.remaining(seen).length === 0) return true
-      if (Date.now() >= deadline) return false
-      const pause = sleep(Math.min(delay, Math.max(1, deadline - Date.now())))
-      // The top's exit wakes the wait early, but only once: a settled `done` would spin the loop.
-      await (this.outcome === undefined ? Promise.race([pause, this.done]) : pause)
-      delay = Math.min(delay * 2, 50)
-    }
-  }
-
-  /**
    * Signals the top process by pid while it is still ours: node-pty reaps it on its own thread and
    * reports the exit later (up to 200 ms when members hold the terminal), so "no exit event yet"
    * alone does not prove the pid is unrecycled; its start time does.
@@ -574,45 +297,16 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     if (top && top.startTime === this.identity.leaderStartTime) tryKill(this.pid, signal)
   }
 
-  /** Whether the top process is reaped within `ms` (the timer is cleared so it holds no host open). */
-  private reapedWithin(ms: number): Promise<boolean> {
-    if (this.outcome !== undefined) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms)
-      void this.done.then(() => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-    })
-  }
-
   private async runTeardown(): Promise<void> {
     if (this.sessionGone) return
-    const gentle = this.members()
-    const seen = new Map(gentle.map((p) => [p.pid, p.startTime]))
-    this.signalTop('SIGHUP')
-    for (const p of gentle) {
-      tryKill(p.pid, 'SIGTERM')
-      if (isStopped(p)) tryKill(p.pid, 'SIGCONT')
-    }
-    if (!(await this.emptyWithin(this.graceMs, seen))) {
-      // Re-scan while killing: a member may fork between one scan and the next.
-      const deadline = Date.now() + Math.max(this.graceMs, KILL_SWEEP_MS)
-      let delay = 2
-      for (;;) {
-        const live = this.remaining(seen)
-        if (live.length === 0 || Date.now() >= deadline) break
-        for (const p of live) tryKill(p.pid, 'SIGKILL')
-        await sleep(delay)
-        delay = Math.min(delay * 2, 50)
-      }
-    }
-    const reaped = await this.reapedWithin(REAP_WAIT_MS)
-    const survivors = this.remaining(seen).map((p) => p.pid)
-    if (!reaped && !survivors.includes(this.pid)) survivors.push(this.pid)
-    if (survivors.length > 0) {
-      throw new TerminalCleanupError(survivors, { topProcessAlive: !reaped })
-    }
+    await tearDownSession({
+      pid: this.pid,
+      graceMs: this.graceMs,
+      done: this.done,
+      topReaped: () => this.outcome !== undefined,
+      members: () => this.members(),
+      signalTop: (signal) => this.signalTop(signal),
+    })
     this.markGone()
   }
 }

@@ -124,3 +124,21 @@ export function sessionProcesses(id: SessionIdentity): ProcStat[] {
   }
   return [...found.values()].filter((s) => !isDead(s)).sort((a, b) => a.pid - b.pid)
 }
+
+/**
+ * The program's own group under a launcher: the first group started below the launcher's own
+ * (the earliest-started process that leads a group of its own and whose parent is in the
+ * leader's group: the launcher itself, or a wrapper such as bwrap's init standing between; jobs
+ * the program starts have the program as parent, and orphans the launcher adopts later start
+ * later). Undefined while the launcher has not started the program yet.
+ */
+export function programGroupLeader(members: readonly ProcStat[], sid: number): ProcStat | undefined {
+  const byPid = new Map(members.map((p) => [p.pid, p]))
+  let first: ProcStat | undefined
+  for (const p of members) {
+    if (p.pgrp !== p.pid || p.pid === sid || p.session !== sid) continue
+    if (byPid.get(p.ppid)?.pgrp !== sid) continue
+    if (!first || BigInt(p.startTime) < BigInt(first.startTime)) first = p
+  }
+  return first
+}
