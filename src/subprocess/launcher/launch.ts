@@ -86,6 +86,74 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
   return z
 }
 
+/** What the launcher of a request's kind applies to itself, and the request without it. */
+function splitRequest(request: LaunchRequest): { self: LauncherSelf | undefined; message: Buffer } {
+  // What the launcher of this kind already applied does not travel with the request.
+  const c = request.confinement
+  if (c === undefined) return { self: undefined, message: encodeLaunchRequest(request) }
+  // An IPC namespace is made once per launcher (~70 us per run otherwise): its runs share it, and
+  // no host object is in it. Through a user namespace (unprivileged) it stays per run.
+  const launcherIpc = c.unshareIpc === true && !c.unshareUser
+  const self: LauncherSelf = {
+    dropBounding: c.dropBounding,
+    capLast: c.capLast,
+    noNewPrivs: c.noNewPrivs,
+    filter: c.filter,
+    unshareIpc: launcherIpc,
+    maskKeys: c.maskKeys === true,
+  }
+  const confinement = {
+    ...c,
+    dropBounding: false,
+    noNewPrivs: false,
+    filter: undefined,
+    unshareIpc: c.unshareIpc && !launcherIpc,
+    maskKeys: false,
+  }
+  return { self, message: encodeLaunchRequest({ ...request, confinement }) }
+}
+
+/** Sends `message` with `fds` to the launcher of `self`'s kind (a fresh one once, when the first is unreachable). */
+function send(native: NativeAddon, self: LauncherSelf | undefined, message: Buffer, fds: readonly number[]): Zygote {
+  const key = keyOf(self)
+  for (let attempt = 0; ; attempt++) {
+    let z = zygotes.get(key)
+    if (z === undefined) {
+      z = startZygote(native, key, self)
+      zygotes.set(key, z)
+    }
+    const sent = native.launcherSend(z.control, message, fds)
+    if (sent === 0) return z
+    // A descriptor of ours was bad: the launcher is fine, the request is not.
+    if (-sent === EBADF) throw spawnFailure('launcher', EBADF, undefined, 'a descriptor to pass was not open')
+    // The request never left: it may go to a fresh launcher once.
+    retire(native, z)
+    if (attempt > 0) throw spawnFailure('launcher', -sent, undefined, 'the launcher could not be reached')
+  }
+}
+
+/** The run the supervisor answered with, or the SpawnError it reported. */
+function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): LaunchedRun {
+  const answer = native.launcherReceive(z.control, REPLY_BYTES, REQUEST_TIMEOUT_MS)
+  if (typeof answer === 'number') {
+    // It left and was maybe acted on: never sent again.
+    retire(native, z)
+    throw spawnFailure('launcher', -answer, undefined, 'the launcher did not answer')
+  }
+  const reply = decodeLaunchReply(answer.reply)
+  if (!reply.ok) {
+    for (const fd of answer.fds) native.closeFd(fd)
+    // No supervisor answered: the launcher could not confine itself; the next run gets a fresh one.
+    if (reply.supervisorPid < 0) retire(native, z)
+    const path = reply.stage === 'exec' ? request.path : reply.stage === 'chdir' ? request.cwd : undefined
+    throw spawnFailure(reply.stage, reply.errno, path)
+  }
+  const [pidfd, ...extra] = answer.fds
+  for (const fd of extra) native.closeFd(fd)
+  if (pidfd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
+  return { supervisorPid: reply.supervisorPid, commandPid: reply.commandPid, pidfd }
+}
+
 /**
  * Launches one run through this thread's launcher (`fds`: the status pipe's write end, the `fd`
  * stdio slots, the ruleset); `whileStarting` runs after the request left and before the answer is
@@ -94,73 +162,10 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
  */
 export function launch(request: LaunchRequest, fds: readonly number[], whileStarting?: () => void): LaunchedRun {
   const native = loadNative()
-  // What the launcher of this kind already applied does not travel with the request.
-  const c = request.confinement
-  // An IPC namespace is made once per launcher (~70 us per run otherwise): its runs share it, and
-  // no host object is in it. Through a user namespace (unprivileged) it stays per run.
-  const launcherIpc = c?.unshareIpc === true && !c.unshareUser
-  const self: LauncherSelf | undefined = c && {
-    dropBounding: c.dropBounding,
-    capLast: c.capLast,
-    noNewPrivs: c.noNewPrivs,
-    filter: c.filter,
-    unshareIpc: launcherIpc,
-    maskKeys: c?.maskKeys === true,
-  }
-  const key = keyOf(self)
-  const message = encodeLaunchRequest(
-    c
-      ? {
-          ...request,
-          confinement: {
-            ...c,
-            dropBounding: false,
-            noNewPrivs: false,
-            filter: undefined,
-            unshareIpc: c.unshareIpc && !launcherIpc,
-            maskKeys: false,
-          },
-        }
-      : request,
-  )
-  for (let attempt = 0; ; attempt++) {
-    let z = zygotes.get(key)
-    if (z === undefined) {
-      z = startZygote(native, key, self)
-      zygotes.set(key, z)
-    }
-    const sent = native.launcherSend(z.control, message, fds)
-    if (sent !== 0) {
-      // A descriptor of ours was bad: the launcher is fine, the request is not.
-      if (-sent === EBADF) throw spawnFailure('launcher', EBADF, undefined, 'a descriptor to pass was not open')
-      // The request never left: it may go to a fresh launcher once.
-      retire(native, z)
-      if (attempt === 0) continue
-      throw spawnFailure('launcher', -sent, undefined, 'the launcher could not be reached')
-    }
-    whileStarting?.()
-    const answer = native.launcherReceive(z.control, REPLY_BYTES, REQUEST_TIMEOUT_MS)
-    if (typeof answer === 'number') {
-      // It left and was maybe acted on: never sent again.
-      retire(native, z)
-      throw spawnFailure('launcher', -answer, undefined, 'the launcher did not answer')
-    }
-    const reply = decodeLaunchReply(answer.reply)
-    if (!reply.ok) {
-      for (const fd of answer.fds) native.closeFd(fd)
-      // No supervisor answered: the launcher could not confine itself; the next run gets a fresh one.
-      if (reply.supervisorPid < 0) retire(native, z)
-      throw spawnFailure(
-        reply.stage,
-        reply.errno,
-        reply.stage === 'exec' ? request.path : reply.stage === 'chdir' ? request.cwd : undefined,
-      )
-    }
-    const [pidfd, ...extra] = answer.fds
-    for (const fd of extra) native.closeFd(fd)
-    if (pidfd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
-    return { supervisorPid: reply.supervisorPid, commandPid: reply.commandPid, pidfd }
-  }
+  const { self, message } = splitRequest(request)
+  const z = send(native, self, message, fds)
+  whileStarting?.()
+  return receive(native, z, request)
 }
 
 function retire(native: NativeAddon, z: Zygote): void {

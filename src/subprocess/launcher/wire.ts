@@ -151,20 +151,38 @@ function packed(list: readonly string[]): string {
   return out
 }
 
+/** The flags word of `request`. */
+function flagsOf(request: LaunchRequest): number {
+  const c = request.confinement
+  let flags = FLAG.statusFd | (request.background ? FLAG.background : 0)
+  if (!c) return flags
+  flags |= FLAG.confined
+  if (c.dropCaps) flags |= FLAG.dropCaps
+  if (c.dropBounding) flags |= FLAG.dropBounding
+  if (c.noNewPrivs) flags |= FLAG.noNewPrivs
+  if (c.unshareIpc) flags |= FLAG.unshareIpc
+  if (c.unshareNet) flags |= FLAG.unshareNet
+  if (c.unshareUser) flags |= FLAG.unshareUser
+  if (c.ruleset) flags |= FLAG.rulesetFd
+  return flags
+}
+
+/** The bytes the confinement's fields take (capLast, landlockFlags, filter, credentials, rlimits). */
+function confinementSize(c: WireConfinement): number {
+  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28
+}
+
+function writeConfinement(w: FieldWriter, c: WireConfinement): void {
+  w.u32(TAG.capLast, c.capLast)
+  w.u32(TAG.landlockFlags, c.landlockFlags)
+  if (c.filter) w.bytes(TAG.filter, c.filter)
+  if (c.credentials) w.u32(TAG.credentials, c.credentials.uid, c.credentials.gid)
+  for (const l of c.rlimits) w.rlimit(TAG.rlimit, l.resource, l.soft, l.hard)
+}
+
 /** Encodes one request: header and body, ready for `launcherSend`. */
 export function encodeLaunchRequest(request: LaunchRequest): Buffer {
   const c = request.confinement
-  let flags = FLAG.statusFd | (request.background ? FLAG.background : 0)
-  if (c) {
-    flags |= FLAG.confined
-    if (c.dropCaps) flags |= FLAG.dropCaps
-    if (c.dropBounding) flags |= FLAG.dropBounding
-    if (c.noNewPrivs) flags |= FLAG.noNewPrivs
-    if (c.unshareIpc) flags |= FLAG.unshareIpc
-    if (c.unshareNet) flags |= FLAG.unshareNet
-    if (c.unshareUser) flags |= FLAG.unshareUser
-    if (c.ruleset) flags |= FLAG.rulesetFd
-  }
   const argv = packed(request.argv)
   const env = packed(request.env)
   const lengths = {
@@ -175,24 +193,16 @@ export function encodeLaunchRequest(request: LaunchRequest): Buffer {
   }
   let size = 8 * 6 + lengths.path + lengths.argv + lengths.env + 3 + 4 + 4
   if (request.cwd !== undefined) size += 8 + lengths.cwd
-  if (c) {
-    size += 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28
-  }
+  if (c) size += confinementSize(c)
   const w = new FieldWriter(size)
   w.text(TAG.path, request.path, lengths.path)
   w.text(TAG.argv, argv, lengths.argv)
   w.text(TAG.env, env, lengths.env)
   if (request.cwd !== undefined) w.text(TAG.cwd, request.cwd, lengths.cwd)
   w.bytes(TAG.stdio, Buffer.from(request.stdio.map((s) => STDIO_CODE[s])))
-  w.u32(TAG.flags, flags)
+  w.u32(TAG.flags, flagsOf(request))
   w.u32(TAG.graceMs, Math.min(Math.ceil(request.graceMs), 0xffffffff))
-  if (c) {
-    w.u32(TAG.capLast, c.capLast)
-    w.u32(TAG.landlockFlags, c.landlockFlags)
-    if (c.filter) w.bytes(TAG.filter, c.filter)
-    if (c.credentials) w.u32(TAG.credentials, c.credentials.uid, c.credentials.gid)
-    for (const l of c.rlimits) w.rlimit(TAG.rlimit, l.resource, l.soft, l.hard)
-  }
+  if (c) writeConfinement(w, c)
   return w.finish()
 }
 

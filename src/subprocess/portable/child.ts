@@ -82,6 +82,39 @@ function envObject(env: readonly string[]): Record<string, string> {
   return out
 }
 
+/** The Child over a started ChildProcess: its exit, its pipes (read through `onread` where given), its signals. */
+function portableChildOf(child: ChildProcess, pid: number, options: ChildOptions): Child {
+  let running = true
+  const exit = new Promise<ChildExit>((resolve) => {
+    child.once('exit', (exitCode, signal) => {
+      running = false
+      resolve({ exitCode, signal })
+    })
+  })
+  child.on('error', () => {}) // a kill after the reap, or a failed pipe: the exit promise says what matters
+  const readable = (fd: number, reader?: (buf: Buffer, n: number) => void): Socket | undefined => {
+    const stream = child.stdio[fd] as Socket | null | undefined
+    if (!stream) return undefined
+    if (reader) stream.on('data', (chunk: Buffer) => reader(chunk, chunk.length))
+    return stream
+  }
+  return {
+    pid,
+    stdin: (child.stdin as Socket | null) ?? undefined,
+    stdout: readable(1, options.onread?.stdout),
+    stderr: readable(2, options.onread?.stderr),
+    extras: (options.extra ?? []).map((slot, i) => (slot === Slot.Pipe ? readable(3 + i) : undefined)),
+    exit,
+    get running() {
+      return running
+    },
+    kill(signal) {
+      if (!running) return false
+      return child.kill(signalNumber(signal))
+    },
+  }
+}
+
 /** Starts a child over node:child_process, or throws SpawnError with the stage that failed before exec. */
 export function startPortableChild(options: ChildOptions): Child {
   if (options.confinement !== undefined) {
@@ -118,34 +151,5 @@ export function startPortableChild(options: ChildOptions): Child {
     checkCwd(options.cwd)
     throw new SpawnError({ stage: 'clone', errno: osConstants.errno.EAGAIN, path: program })
   }
-  const pid = child.pid
-  let running = true
-  const exit = new Promise<ChildExit>((resolve) => {
-    child.once('exit', (exitCode, signal) => {
-      running = false
-      resolve({ exitCode, signal })
-    })
-  })
-  child.on('error', () => {}) // a kill after the reap, or a failed pipe: the exit promise says what matters
-  const readable = (fd: number, reader?: (buf: Buffer, n: number) => void): Socket | undefined => {
-    const stream = child.stdio[fd] as Socket | null | undefined
-    if (!stream) return undefined
-    if (reader) stream.on('data', (chunk: Buffer) => reader(chunk, chunk.length))
-    return stream
-  }
-  return {
-    pid,
-    stdin: (child.stdin as Socket | null) ?? undefined,
-    stdout: readable(1, options.onread?.stdout),
-    stderr: readable(2, options.onread?.stderr),
-    extras: (options.extra ?? []).map((slot, i) => (slot === Slot.Pipe ? readable(3 + i) : undefined)),
-    exit,
-    get running() {
-      return running
-    },
-    kill(signal) {
-      if (!running) return false
-      return child.kill(signalNumber(signal))
-    },
-  }
+  return portableChildOf(child, child.pid, options)
 }

@@ -199,7 +199,6 @@ const SESSION_NAME = /^([1-9][0-9]{0,9})-[A-Za-z0-9_.-]*-[A-Za-z0-9]{6}$/
  * through a symlink, only real directories owned by our uid.
  */
 export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
-  const uid = process.getuid?.()
   const removed: string[] = []
   let entries: fs.Dirent[]
   try {
@@ -208,19 +207,8 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     return removed
   }
   for (const entry of entries) {
-    const match = pattern.exec(entry.name)
-    if (match === null) continue
-    const pid = Number(match[1])
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue
-    const full = path.join(base, entry.name)
-    let st: fs.Stats
-    try {
-      st = fs.lstatSync(full)
-    } catch {
-      continue
-    }
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue
-    if (isProcessAlive(pid)) continue
+    const full = deadHostDir(base, entry.name, pattern)
+    if (full === undefined) continue
     try {
       removeTreeSync(full) // by directory fd: never follows a link, even one swapped in meanwhile
       if (!fs.existsSync(full)) removed.push(full)
@@ -229,6 +217,24 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     }
   }
   return removed
+}
+
+/** `base/name` when `name` names another host's dir (a real directory of our uid) and that host is gone. */
+function deadHostDir(base: string, name: string, pattern: RegExp): string | undefined {
+  const match = pattern.exec(name)
+  if (match === null) return undefined
+  const pid = Number(match[1])
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return undefined
+  const full = path.join(base, name)
+  let st: fs.Stats
+  try {
+    st = fs.lstatSync(full)
+  } catch {
+    return undefined
+  }
+  const uid = process.getuid?.()
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) return undefined
+  return isProcessAlive(pid) ? undefined : full
 }
 
 /** Removes the session dirs of hosts that are gone (a SIGKILLed host leaves its own behind). */

@@ -32,6 +32,49 @@ export const processFieldsSchema = onDemand(() => {
   }
 })
 
+/** The schema of a spec's confinement (what the sandbox floor adds). */
+function confinementSchema() {
+  const { z } = zod()
+  return z
+    .object({
+      backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
+      mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
+      steps: z.object({}).passthrough().optional(),
+      namespaces: z
+        .object({
+          ipc: z.boolean().optional(),
+          net: z.boolean().optional(),
+          user: z.boolean().optional(),
+          keys: z.boolean().optional(),
+        })
+        .strict()
+        .optional(),
+      wrapper: z
+        .object({ ruleset: z.object({}).passthrough().optional() })
+        .strict()
+        .optional(),
+      mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
+      mustStay: z
+        .array(
+          z
+            .object({
+              path: z
+                .string()
+                .regex(/^\//, 'must be an absolute path')
+                .refine((p) => !p.includes('\0'), 'no NUL'),
+              target: z
+                .string()
+                .min(1)
+                .refine((t) => !t.includes('\0'), 'no NUL'),
+            })
+            .strict(),
+        )
+        .readonly()
+        .optional(),
+    })
+    .strict()
+}
+
 /** The spawn spec's zod schema, built on first use (the fast check passes the usual specs without it). */
 export const spawnSpecSchema = onDemand(() => {
   const { z } = zod()
@@ -59,45 +102,7 @@ export const spawnSpecSchema = onDemand(() => {
       signal,
       env,
       environment: z.union([z.literal('scrubbed'), z.literal('minimal')]).optional(),
-      confinement: z
-        .object({
-          backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
-          mode: z.union([z.literal('read-only'), z.literal('workspace-write')]),
-          steps: z.object({}).passthrough().optional(),
-          namespaces: z
-            .object({
-              ipc: z.boolean().optional(),
-              net: z.boolean().optional(),
-              user: z.boolean().optional(),
-              keys: z.boolean().optional(),
-            })
-            .strict()
-            .optional(),
-          wrapper: z
-            .object({ ruleset: z.object({}).passthrough().optional() })
-            .strict()
-            .optional(),
-          mustNotAppear: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
-          mustStay: z
-            .array(
-              z
-                .object({
-                  path: z
-                    .string()
-                    .regex(/^\//, 'must be an absolute path')
-                    .refine((p) => !p.includes('\0'), 'no NUL'),
-                  target: z
-                    .string()
-                    .min(1)
-                    .refine((t) => !t.includes('\0'), 'no NUL'),
-                })
-                .strict(),
-            )
-            .readonly()
-            .optional(),
-        })
-        .strict()
-        .optional(),
+      confinement: confinementSchema().optional(),
       supervise: z.boolean().optional(),
       onOutput: z.function().optional(),
     })

@@ -96,32 +96,34 @@ function terminalFds(pid: number, ptsPath: string): Set<number> {
   return fds
 }
 
-/** Which of `ttyFds` the blocked call (its kind and first arguments) waits to read; empty when none. */
-function waitedFds(pid: number, kind: WaitKind, args: number[], ttyFds: ReadonlySet<number>): number[] {
-  const [a0 = -1, a1 = 0] = args
-  if (kind === 'read') return ttyFds.has(a0) ? [a0] : []
-  if (kind === 'poll') {
-    // struct pollfd { int fd; short events; short revents; } — 8 bytes each.
-    const mem = readMemory(pid, a0, a1 * 8)
-    if (!mem) return []
-    const out: number[] = []
-    for (let i = 0; i < a1; i++) {
-      const fd = mem.readInt32LE(i * 8)
-      const events = mem.readInt16LE(i * 8 + 4)
-      if (ttyFds.has(fd) && (events & (POLLIN | POLLPRI | POLLRDNORM)) !== 0) out.push(fd)
-    }
-    return out
+/** The terminal fds a blocked poll() waits to read: its `struct pollfd` array (8 bytes each) at `at`. */
+function polledFds(pid: number, at: number, count: number, ttyFds: ReadonlySet<number>): number[] {
+  // struct pollfd { int fd; short events; short revents; }
+  const mem = readMemory(pid, at, count * 8)
+  if (!mem) return []
+  const out: number[] = []
+  for (let i = 0; i < count; i++) {
+    const fd = mem.readInt32LE(i * 8)
+    const events = mem.readInt16LE(i * 8 + 4)
+    if (ttyFds.has(fd) && (events & (POLLIN | POLLPRI | POLLRDNORM)) !== 0) out.push(fd)
   }
-  if (kind === 'select') {
-    // a0 = nfds, a1 = the read fd_set: a bitmap of unsigned longs, little-endian on both tables.
-    const wanted = [...ttyFds].filter((fd) => fd < a0)
-    if (wanted.length === 0 || a1 === 0) return []
-    const mem = readMemory(pid, a1, Math.ceil(a0 / 64) * 8)
-    if (!mem) return []
-    return wanted.filter((fd) => ((mem[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0)
-  }
-  // epoll: the interest list, one "tfd: N events: HEX data: …" line per watched descriptor.
-  const info = readText(`/proc/${pid}/fdinfo/${a0}`)
+  return out
+}
+
+/** The terminal fds a blocked select() waits to read: `nfds`, and the read fd_set at `at`. */
+function selectedFds(pid: number, nfds: number, at: number, ttyFds: ReadonlySet<number>): number[] {
+  // The read fd_set: a bitmap of unsigned longs, little-endian on both tables.
+  const wanted = [...ttyFds].filter((fd) => fd < nfds)
+  if (wanted.length === 0 || at === 0) return []
+  const mem = readMemory(pid, at, Math.ceil(nfds / 64) * 8)
+  if (!mem) return []
+  return wanted.filter((fd) => ((mem[fd >> 3] ?? 0) & (1 << (fd & 7))) !== 0)
+}
+
+/** The terminal fds a blocked epoll_wait() on `epfd` waits to read: its interest list in fdinfo. */
+function epolledFds(pid: number, epfd: number, ttyFds: ReadonlySet<number>): number[] {
+  // One "tfd: N events: HEX data: …" line per watched descriptor.
+  const info = readText(`/proc/${pid}/fdinfo/${epfd}`)
   if (info === undefined) return []
   const out: number[] = []
   for (const match of info.matchAll(/^tfd:\s*(\d+)\s+events:\s*([0-9a-f]+)/gm)) {
@@ -129,6 +131,15 @@ function waitedFds(pid: number, kind: WaitKind, args: number[], ttyFds: Readonly
     if (ttyFds.has(fd) && (Number.parseInt(match[2] ?? '0', 16) & (EPOLLIN | EPOLLPRI)) !== 0) out.push(fd)
   }
   return out
+}
+
+/** Which of `ttyFds` the blocked call (its kind and first arguments) waits to read; empty when none. */
+function waitedFds(pid: number, kind: WaitKind, args: number[], ttyFds: ReadonlySet<number>): number[] {
+  const [a0 = -1, a1 = 0] = args
+  if (kind === 'read') return ttyFds.has(a0) ? [a0] : []
+  if (kind === 'poll') return polledFds(pid, a0, a1, ttyFds)
+  if (kind === 'select') return selectedFds(pid, a0, a1, ttyFds)
+  return epolledFds(pid, a0, ttyFds)
 }
 
 /** How `pid` waits for input on the terminal `ptsPath`, or undefined when no thread of it does. */
