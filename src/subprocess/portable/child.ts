@@ -1,5 +1,5 @@
 /**
- * The spawn primitive of the portable path: the same `Child` as process/child.ts (its own session, its
+ * The spawn primitive of the portable path: the same `Child` as subprocess/process/child.ts (its own session, its
  * pipes as sockets, its exit as a promise), started by node:child_process where the addon is not
  * in use. What differs, and why it is still safe:
  *

@@ -1,6 +1,6 @@
 /**
  * How children start: the native addon (clone child, pidfds, the launcher) or node:child_process
- * (portable/spawner.ts). Everything else a ManagedProcess does (collection, spill, exit facts,
+ * (subprocess/portable/spawner.ts). Everything else a ManagedProcess does (collection, spill, exit facts,
  * termination, the wait for the tree) is the same for both.
  */
 import { loadNative } from '../native.js'

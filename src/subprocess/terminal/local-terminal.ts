@@ -1,6 +1,6 @@
 /**
  * One live terminal session (seed 003's SubprocessTerminalHandle): a program leading its own
- * session on a pty node-pty allocated (terminal/spawn.ts forks it). Everything keys on the
+ * session on a pty node-pty allocated (spawn.ts forks it). Everything keys on the
  * session id (the top process's pid), never on a program name: a confined terminal is the same
  * session with a launcher (`cordon-exec … --`) in front, whose first child is the program. What
  * /proc lets it observe, and what not, is in session.ts; the teardown ladder is teardown.ts.
