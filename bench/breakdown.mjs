@@ -7,12 +7,12 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dist, fmt, median, now, p90, printTable, requireBuilt, usSince } from './lib.mjs'
 
 requireBuilt()
-const { startChild } = await dist('subprocess/child.js')
+const { startChild } = await dist('subprocess/process/child.js')
 const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
-const { validateSpawnSpec } = await dist('subprocess/spec-schema.js')
-const { envToArray, mergeEnv, scrubbedParentEnv } = await dist('subprocess/env.js')
-const { groupAlive } = await dist('subprocess/process-group.js')
+const { validateSpawnSpec } = await dist('subprocess/spec/schema.js')
+const { envToArray, mergeEnv, scrubbedParentEnv } = await dist('subprocess/env/scrub.js')
+const { groupAlive } = await dist('subprocess/process/group.js')
 
 const N = Number(process.env.BREAKDOWN_ITERS ?? 300)
 const spec = {

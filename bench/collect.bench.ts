@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process'
 import { unlinkSync } from 'node:fs'
 import { bench, describe } from 'vitest'
 import { OutputCollector } from '../src/subprocess/collect.js'
-import { SpillDirectory } from '../src/subprocess/spill-dir.js'
+import { SpillDirectory } from '../src/subprocess/private-dirs/spill-dir.js'
 
 const STREAM_BYTES = 256 * 1024 * 1024
 const ROUNDS = Number(process.env.COLLECT_BENCH_ROUNDS ?? 9)

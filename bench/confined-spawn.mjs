@@ -74,9 +74,9 @@ import {
 
 requireBuilt()
 const { LocalSandbox, LocalSubprocessRuntime } = await dist('index.js')
-const { startChild } = await dist('subprocess/child.js')
+const { startChild } = await dist('subprocess/process/child.js')
 const { Slot } = await dist('subprocess/native.js')
-const { nativePlanOf } = await dist('subprocess/launch-kind.js')
+const { nativePlanOf } = await dist('subprocess/process/launch-kind.js')
 const { probeLandlock } = await dist('sandbox/landlock/probe.js')
 const { probeBubblewrap } = await dist('sandbox/bubblewrap/probe.js')
 

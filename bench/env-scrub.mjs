@@ -28,7 +28,7 @@ import {
 } from './lib.mjs'
 
 requireBuilt()
-const { scrubbedParentEnv } = await dist('subprocess/env.js')
+const { scrubbedParentEnv } = await dist('subprocess/env/scrub.js')
 
 const ITERS = Number(process.env.ENV_BENCH_ITERS ?? 100)
 const ROUNDS = Number(process.env.ENV_BENCH_ROUNDS ?? 3)

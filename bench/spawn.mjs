@@ -3,7 +3,7 @@
  * for the exit AND for both pipes to close. Peers, interleaved in one process with the
  * order rotated each iteration (40 warm-up + 300 measured each by default):
  *
- *   startChild       cordon's native primitive (dist/subprocess/child.js), sockets resumed
+ *   startChild       cordon's native primitive (dist/subprocess/process/child.js), sockets resumed
  *   rt.pipe          LocalSubprocessRuntime.spawn, stdout/stderr 'pipe' (resumed, awaited)
  *   rt.collect       LocalSubprocessRuntime.spawn, stdout/stderr { maxBytes: 65536 }
  *   rt.supervise     rt.pipe with supervise: true (cordon-exec --supervise in between)
@@ -31,7 +31,7 @@ import {
 } from './lib.mjs'
 
 requireBuilt()
-const { startChild } = await dist('subprocess/child.js')
+const { startChild } = await dist('subprocess/process/child.js')
 const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
 

@@ -32,7 +32,7 @@ import {
 } from './lib.mjs'
 
 requireBuilt()
-const { startChild } = await dist('subprocess/child.js')
+const { startChild } = await dist('subprocess/process/child.js')
 const { Slot } = await dist('subprocess/native.js')
 const { LocalSubprocessRuntime } = await dist('index.js')
 

@@ -33,7 +33,7 @@ import {
 
 requireBuilt()
 const { LocalSubprocessRuntime } = await dist('index.js')
-const { startChild } = await dist('subprocess/child.js')
+const { startChild } = await dist('subprocess/process/child.js')
 const { Slot } = await dist('subprocess/native.js')
 
 const BYTES = Number(process.env.TPUT_BYTES ?? 268435456)

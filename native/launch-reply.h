@@ -1,7 +1,7 @@
 // The reply to one launcher request, sent to the host by the run's supervisor itself (or by the
 // launcher when no supervisor could say): {u32 magic "CLR1", i32 errno, char stage[16],
 // i32 supervisor pid, i32 command pid}, carrying the supervisor's pidfd.
-// src/subprocess/launch-wire.ts reads it.
+// src/subprocess/launcher/wire.ts reads it.
 #pragma once
 
 #include <stdint.h>

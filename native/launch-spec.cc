@@ -11,7 +11,7 @@
 namespace cordon {
 namespace {
 
-// Wire tags (src/subprocess/launch-wire.ts is the other half).
+// Wire tags (src/subprocess/launcher/wire.ts is the other half).
 enum WireTag : uint16_t {
   kTagPath = 1,
   kTagArgv = 2,

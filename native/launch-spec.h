@@ -3,7 +3,7 @@
 // It arrives either on cordon-exec's argv (under bwrap and node-pty, where no fd can carry a
 // plan's ruleset, so the rules come as paths with the inode each must still be), or as one
 // binary request from the Node host over the launcher's control socket (src/subprocess/
-// launch-wire.ts writes it; the layout is documented there and in parse_wire below).
+// launcher/wire.ts writes it; the layout is documented there and in parse_wire below).
 #pragma once
 
 #include <linux/filter.h>

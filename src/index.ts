@@ -28,14 +28,14 @@ export {
   isTerminalCleanupError,
   TERMINAL_UNAVAILABLE,
   TERMINAL_CLEANUP_FAILED,
-} from './subprocess/terminal-errors.js'
-export type { PtyLoader, PtyModule, PtyProcess, PtyForkOptions, PtyDisposable } from './subprocess/terminal-pty.js'
+} from './subprocess/terminal/errors.js'
+export type { PtyLoader, PtyModule, PtyProcess, PtyForkOptions, PtyDisposable } from './subprocess/terminal/pty.js'
 export { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from './subprocess/default-runtime.js'
-export { scrubbedParentEnv, DSH_ENV_PREFIX, MINIMAL_ENV_NAMES } from './subprocess/env.js'
-export { explainEnvScrub, type EnvDrop, type ExplainEnvOptions } from './subprocess/env-explain.js'
-export { credentialMatch, type CredentialMatch, type CredentialRule } from './subprocess/env-credentials.js'
-export { privateParent, createSessionDirs, type SessionDirs } from './subprocess/private-layout.js'
-export { MAX_TIMER_DELAY_MS } from './subprocess/spec-schema.js'
+export { scrubbedParentEnv, DSH_ENV_PREFIX, MINIMAL_ENV_NAMES } from './subprocess/env/scrub.js'
+export { explainEnvScrub, type EnvDrop, type ExplainEnvOptions } from './subprocess/env/explain.js'
+export { credentialMatch, type CredentialMatch, type CredentialRule } from './subprocess/env/credentials.js'
+export { privateParent, createSessionDirs, type SessionDirs } from './subprocess/private-dirs/layout.js'
+export { MAX_TIMER_DELAY_MS } from './subprocess/spec/schema.js'
 export {
   SandboxUnavailableError,
   SpawnError,

@@ -69,7 +69,7 @@ export interface BackendCapability {
   verified?: boolean
 }
 
-/** The spawn path the host's runs take (see subprocess/portable-spawn-path.ts), as the probe reports it. */
+/** The spawn path the host's runs take (see subprocess/portable/spawn-path.ts), as the probe reports it. */
 export interface SpawnPathFacts {
   path: 'native' | 'portable'
   reason: string

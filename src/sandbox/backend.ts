@@ -10,7 +10,7 @@ import type {
   SandboxCapabilities,
 } from '../policy/backends.js'
 import type { SandboxPolicy } from '../policy/vocabulary.js'
-import type { SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
+import type { SpawnPathChoice } from '../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapBackend } from './bubblewrap/backend.js'
 import type { ShieldFacts } from './confinement/account.js'

@@ -15,7 +15,7 @@ import {
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { loadNative, type NativeAddon } from '../subprocess/native.js'
-import { sweepStaleSessions } from '../subprocess/private-layout.js'
+import { sweepStaleSessions } from '../subprocess/private-dirs/layout.js'
 import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { backendOf, type BackendPlan, isLinuxPlan } from './backend.js'
 import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'

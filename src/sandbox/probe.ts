@@ -14,7 +14,7 @@ import {
   type SandboxCapabilities,
   type SpawnPathFacts,
 } from '../policy/backends.js'
-import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable-spawn-path.js'
+import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable/spawn-path.js'
 import { backendOf } from './backend.js'
 import { probeCacheKey, readProbeCache, writeProbeCache } from './probe/disk-cache.js'
 import { defaultChain } from './select.js'

@@ -1,6 +1,6 @@
 /**
  * A sandbox's session state: each session's private dirs in cordon's private layout
- * (src/subprocess/private-layout.ts: `tmp/`, granted writable in every confined mode and exported
+ * (src/subprocess/private-dirs/layout.ts: `tmp/`, granted writable in every confined mode and exported
  * as TMPDIR; `spill/`, readable by the session's commands), the package caches, whom a command
  * runs as, the read views, the pinned roots, the plans remembered per policy, and the Landlock
  * ruleset fds. `dispose()` removes the session dirs and closes every fd.
@@ -18,8 +18,8 @@ import {
   privateParent,
   privateSubdir,
   type SessionDirs,
-} from '../subprocess/private-layout.js'
-import { removeTree } from '../subprocess/remove-tree.js'
+} from '../subprocess/private-dirs/layout.js'
+import { removeTree } from '../subprocess/private-dirs/remove-tree.js'
 import type { HandedRuleset } from '../subprocess/types.js'
 import { backendOf, type BackendPlan } from './backend.js'
 import type { ShieldFacts } from './confinement/account.js'
@@ -236,7 +236,7 @@ export class SandboxSession {
     // Most session dirs hold a few entries: removed at once, without the thread pool (the
     // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees on the thread pool,
     // never following a link: a command still running (a job the host did not wait for) may
-    // swap one in for a directory (subprocess/remove-tree.ts).
+    // swap one in for a directory (subprocess/private-dirs/remove-tree.ts).
     await Promise.all(dirs.filter((d) => !removedSmallTree(d, { left: SMALL_TREE_ENTRIES })).map((d) => removeTree(d)))
   }
 }

@@ -73,7 +73,7 @@ export function runVerdict(
     runnerFailed?: boolean
     /** Where each failed command of the run's shell ran (see src/shell/failure-log.ts). */
     failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
-    /** What the runtime took away once the tree was gone (SubprocessHandle.refusedPaths; src/subprocess/must-not-appear.ts). */
+    /** What the runtime took away once the tree was gone (SubprocessHandle.refusedPaths; src/subprocess/process/must-not-appear.ts). */
     refused?: readonly string[] | undefined
   },
 ): RunVerdict {

@@ -19,7 +19,7 @@ import type {
 } from './types.js'
 
 // The subprocess seam owns the managed namespace's prefix; the shell seam re-exports it (seed 000).
-export { DSH_ENV_PREFIX } from '../subprocess/env.js'
+export { DSH_ENV_PREFIX } from '../subprocess/env/scrub.js'
 
 /** The shape every contributed key must have. */
 export const DSH_KEY_PATTERN = /^DSH_[A-Z][A-Z0-9_]*$/

@@ -10,8 +10,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
-import { removeTreeSync } from '../subprocess/remove-tree.js'
-import { uniqueSuffix } from '../subprocess/unique-name.js'
+import { removeTreeSync } from '../subprocess/private-dirs/remove-tree.js'
+import { uniqueSuffix } from '../subprocess/private-dirs/unique-name.js'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
 
 /** One failed command: the shell's working directory and the command's text. */

@@ -4,8 +4,8 @@
  */
 import { createRequire } from 'node:module'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { dirname, join } from 'node:path'
+import { PACKAGE_ROOT } from '../policy/package-root.js'
 
 /** How fd N of the child is wired: /dev/null, a fresh pipe, the host's own fd N, or (>= 0) that fd. */
 export const Slot = { Null: -1, Pipe: -2, Inherit: -3 } as const
@@ -98,8 +98,8 @@ export interface NativeAddon {
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
 }
 
-/** The package root (holds binding.gyp, build/, prebuilds/), from src/ or dist/ alike. */
-export const packageRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The package root (holds binding.gyp, build/, prebuilds/): policy/package-root.ts finds it, whatever this module's depth. */
+export const packageRoot: string = PACKAGE_ROOT
 
 /** Set to `off` to make the addon unloadable (a host where it cannot load: tests, or a deliberate choice). */
 export const ADDON_ENV = 'CORDON_ADDON'

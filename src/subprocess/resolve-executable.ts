@@ -5,7 +5,7 @@
 import fs, { constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 import { InvalidRequestError } from '../policy/errors.js'
-import { mergeEnv, scrubbedParentEnv } from './env.js'
+import { mergeEnv, scrubbedParentEnv } from './env/scrub.js'
 
 async function isExecutableFile(path: string): Promise<boolean> {
   try {

@@ -1,25 +1,27 @@
 /**
  * The subprocess service (seed 003): the abstract seam, and the local implementation over the
  * native spawn core, or, where the addon cannot load (or a caller forces it), over
- * node:child_process with the same spec, handle and facts (portable-spawn-path.ts). Defaults
+ * node:child_process with the same spec, handle and facts (portable/spawn-path.ts). Defaults
  * live with the callers; this floor applies none.
  */
 import { AbortedError, InvalidRequestError } from '../policy/errors.js'
-import { envToArray, mergeEnv, scrubbedParentEnv } from './env.js'
-import { type ChildSpawner, ManagedProcess, NATIVE_SPAWNER } from './managed-process.js'
+import { envToArray, mergeEnv, scrubbedParentEnv } from './env/scrub.js'
+import { ManagedProcess } from './process/managed-process.js'
+import { type ChildSpawner, NATIVE_SPAWNER } from './process/spawner.js'
 import {
   chooseSpawnPath,
   processSpawnPath,
   type SpawnPathChoice,
   type SpawnPathRequest,
-} from './portable-spawn-path.js'
-import { portableSpawner } from './portable-spawner.js'
+} from './portable/spawn-path.js'
+import { portableSpawner } from './portable/spawner.js'
 import { resolveExecutable } from './resolve-executable.js'
-import { validateSpawnSpec } from './spec-schema.js'
-import { SpillDirectory } from './spill-dir.js'
-import { spawnLocalTerminal, type LocalTerminal } from './terminal.js'
-import { isTerminalCleanupError, TerminalCleanupError } from './terminal-errors.js'
-import { loadPty, type PtyLoader } from './terminal-pty.js'
+import { validateSpawnSpec } from './spec/schema.js'
+import { SpillDirectory } from './private-dirs/spill-dir.js'
+import type { LocalTerminal } from './terminal/local-terminal.js'
+import { spawnLocalTerminal } from './terminal/spawn.js'
+import { isTerminalCleanupError, TerminalCleanupError } from './terminal/errors.js'
+import { loadPty, type PtyLoader } from './terminal/pty.js'
 import type {
   SubprocessHandle,
   SubprocessSpawnSpec,
@@ -130,7 +132,7 @@ export class LocalSubprocessRuntime extends SubprocessRuntime {
     return handle
   }
 
-  /** Allocates a pty (node-pty) and starts `spec.argv` as its session leader; see terminal.ts. */
+  /** Allocates a pty (node-pty) and starts `spec.argv` as its session leader; see terminal/spawn.ts. */
   async spawnTerminal(spec: SubprocessTerminalSpawnSpec): Promise<SubprocessTerminalHandle> {
     if (this.disposed) throw new InvalidRequestError(['runtime: disposed; create a new LocalSubprocessRuntime'])
     return spawnLocalTerminal(spec, {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, it } from 'vitest'
-import { launcherPids } from '../../src/subprocess/launcher.js'
+import { launcherPids } from '../../src/subprocess/launcher/launch.js'
 import { describeWithBackend } from '../support/backends.js'
 import { runSpec, specFor } from '../support/run-confined.js'
 import { scratchDir } from '../support/scratch.js'
@@ -69,7 +69,7 @@ function hostRun(prefix: string[]): { command: string; launchers: string[] } {
   const script = `
     import { readFileSync } from 'node:fs'
     const { LocalSandbox, LocalSubprocessRuntime } = await import(${JSON.stringify(path.join(REPO, 'dist/index.js'))})
-    const { launcherPids } = await import(${JSON.stringify(path.join(REPO, 'dist/subprocess/launcher.js'))})
+    const { launcherPids } = await import(${JSON.stringify(path.join(REPO, 'dist/subprocess/launcher/launch.js'))})
     const sb = await LocalSandbox.create({ backends: ['landlock'] })
     const rt = new LocalSubprocessRuntime()
     const spec = { argv: ['/bin/cat', '/proc/self/stat'], cwd: ${JSON.stringify(cwd)}, graceMs: 1000,

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, fstatSync, writeSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { loadNative } from '../../src/subprocess/native.js'
-import { NativePipe } from '../../src/subprocess/native-pipe.js'
+import { NativePipe } from '../../src/subprocess/output/native-pipe.js'
 
 const native = loadNative()
 

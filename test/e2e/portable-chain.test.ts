@@ -138,7 +138,7 @@ describe('the chain on a host where the addon does not load', async () => {
       expect(m.attackLanded).toBe(false)
     }
     expect(r.results['danger-full-access']).toMatchObject({ backend: 'none', exitCode: 0, attackLanded: true }) // control
-    // A background job still runs: without a helper it is its process group (portable-spawner.ts).
+    // A background job still runs: without a helper it is its process group (subprocess/portable/spawner.ts).
     expect(r.background).toEqual({ exitCode: 5, signal: null })
   })
 })

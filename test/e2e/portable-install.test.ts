@@ -52,7 +52,7 @@ function spawnPathIn(copy: string): { path: string; reason: string; addon?: stri
     [
       '--input-type=module',
       '-e',
-      `const m = await import(${JSON.stringify(join(copy, 'dist', 'subprocess', 'portable-spawn-path.js'))}); process.stdout.write(JSON.stringify(m.chooseSpawnPath('auto')))`,
+      `const m = await import(${JSON.stringify(join(copy, 'dist', 'subprocess', 'portable', 'spawn-path.js'))}); process.stdout.write(JSON.stringify(m.chooseSpawnPath('auto')))`,
     ],
     { encoding: 'utf8', env: { ...process.env, CORDON_SPAWN: undefined, CORDON_ADDON: undefined } },
   )

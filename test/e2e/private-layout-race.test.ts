@@ -8,7 +8,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const layoutFile = path.resolve('dist/subprocess/private-layout.js')
+const layoutFile = path.resolve('dist/subprocess/private-dirs/layout.js')
 const layout = pathToFileURL(layoutFile).href
 const isRoot = process.getuid?.() === 0
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 import { isAbortedError, isSpawnError } from '../../src/policy/errors.js'
-import { MAX_TIMER_DELAY_MS } from '../../src/subprocess/spec-schema.js'
+import { MAX_TIMER_DELAY_MS } from '../../src/subprocess/spec/schema.js'
 import { alive, eventually, pidsIn } from '../support/processes.js'
 import { invalid as invalidRequest } from '../support/invalid.js'
 import { scratchDir } from '../support/scratch.js'
@@ -122,7 +122,7 @@ describe('stdin', () => {
     )
     h.stdin!.end('typed\n')
     await h.done
-    // The portable path's pipes are libuv's socket pairs (portable-child.ts); the native child's are pipes.
+    // The portable path's pipes are libuv's socket pairs (subprocess/portable/child.ts); the native child's are pipes.
     const kind = runtime.spawnPath.path === 'native' ? 'pipe' : 'socket'
     expect(h.collected.stdout!.readFrom(0).text).toMatch(new RegExp(`^${kind}:\\[\\d+\\]\\ntyped\\n$`))
   })

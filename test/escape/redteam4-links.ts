@@ -1,7 +1,7 @@
 /**
  * The attacker's-pass controls for the host's after-run repairs in a workspace: the same repairs
  * done by path, as cordon did them before it acted inside each directory opened by descriptor
- * (src/subprocess/must-not-appear.ts). Run against a layout the same plant made unconfined, they
+ * (src/subprocess/process/must-not-appear.ts). Run against a layout the same plant made unconfined, they
  * show that the layout leads the host, by path, to a host file.
  */
 import fs from 'node:fs'

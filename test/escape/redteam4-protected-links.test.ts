@@ -1,5 +1,5 @@
 // Attacker's pass 4: the host's after-run repairs of protected paths no mount can hold
-// (src/subprocess/must-not-appear.ts) act on paths inside the workspace, which the confined
+// (src/subprocess/process/must-not-appear.ts) act on paths inside the workspace, which the confined
 // command controls. Replacing a DIRECTORY on the way (npm's `node_modules/.bin`, the dir of a
 // missing `include.path` file) with a link made the host, as root, act in the link's target:
 //  - `.bin` -> a host dir: the host renamed the host's `cordon` there aside and made a symlink;

@@ -4,8 +4,8 @@
  * stderr and the exit, and waiting until the whole tree is gone.
  */
 import type { Socket } from 'node:net'
-import type { OutputPipe } from '../../src/subprocess/child.js'
-import { NativePipe } from '../../src/subprocess/native-pipe.js'
+import type { OutputPipe } from '../../src/subprocess/process/child.js'
+import { NativePipe } from '../../src/subprocess/output/native-pipe.js'
 import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
 

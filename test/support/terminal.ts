@@ -7,7 +7,7 @@
 import { describe, it } from 'vitest'
 import type { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
 import type { SandboxBackendName } from '../../src/sandbox/probe.js'
-import { loadPty } from '../../src/subprocess/terminal-pty.js'
+import { loadPty } from '../../src/subprocess/terminal/pty.js'
 import { describeWithBackend, TEST_BACKENDS } from './backends.js'
 
 /** Whether node-pty loads here, why not, and whether this environment requires it. */

@@ -1,6 +1,6 @@
 /** bubblewrap's layered mounts for one plan: the read view's masks, the protected set, socket masks, the session's dirs. */
 import fs from 'node:fs'
-import { privateEmptyFile } from '../../subprocess/private-layout.js'
+import { privateEmptyFile } from '../../subprocess/private-dirs/layout.js'
 import type { PlanRequest } from '../confinement/request.js'
 import type { BubblewrapMounts } from '../view/mounts.js'
 import { dirsBetween } from '../view/protected-paths.js'

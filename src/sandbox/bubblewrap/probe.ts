@@ -23,7 +23,7 @@ import {
 } from '../../policy/remedies.js'
 import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
 import { findProgram } from '../../subprocess/program-path.js'
-import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable-host.js'
+import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
 import { landlockHost } from '../confinement/host.js'
 import { accountsFor } from '../probe/accounts.js'

@@ -7,7 +7,7 @@ import type { BackendCapability, SandboxCapabilities } from '../../policy/backen
 import type { SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { NativeAddon } from '../../subprocess/native.js'
-import type { PrivateOwner, SessionDirs } from '../../subprocess/private-layout.js'
+import type { PrivateOwner, SessionDirs } from '../../subprocess/private-dirs/layout.js'
 import type { RulesetReference } from '../../subprocess/types.js'
 import type { ProtectedSet } from '../view/protected-paths.js'
 import type { ReadView, ReadViewSnapshot } from '../view/read-view.js'

@@ -1,8 +1,8 @@
 /** The Landlock backend as the table of backends sees it (src/sandbox/backend.ts). */
 import type { BackendCapability } from '../../policy/backends.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
-import { portableHostCapabilities } from '../../subprocess/portable-host.js'
-import type { SpawnPathChoice } from '../../subprocess/portable-spawn-path.js'
+import { portableHostCapabilities } from '../../subprocess/portable/host.js'
+import type { SpawnPathChoice } from '../../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
 import { landlockHost } from '../confinement/host.js'

@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { SandboxBackendName, SandboxCapabilities } from '../../policy/backends.js'
 import { helperPath, packageRoot } from '../../subprocess/native.js'
-import { privateParent } from '../../subprocess/private-layout.js'
+import { privateParent } from '../../subprocess/private-dirs/layout.js'
 
 const SETTINGS = [
   '/proc/sys/kernel/random/boot_id',

@@ -1,7 +1,7 @@
 /**
  * Where package managers cache under confinement. By default (`cacheRoots: 'confined'`) a
  * workspace-write run's npm, yarn, pip, uv, poetry, Go, ccache, deno, bun and XDG caches
- * point into cordon's confined cache (src/subprocess/private-layout.ts): shared by this user's
+ * point into cordon's confined cache (src/subprocess/private-dirs/layout.ts): shared by this user's
  * confined runs, so installs work out of the box and stay warm, and never read by an unconfined
  * one, so a command cannot poison the caches a later unconfined install trusts. A read-only run
  * caches in its session TMPDIR (cold, private). `cacheRoots: 'host'` grants the host's own cache

@@ -2,7 +2,7 @@
 import os from 'node:os'
 import { hiddenPlacesFor } from '../../policy/hidden-defaults.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
-import { type PrivateOwner, privateParent } from '../../subprocess/private-layout.js'
+import { type PrivateOwner, privateParent } from '../../subprocess/private-dirs/layout.js'
 import { DEV_CLOSED, type ViewPlace } from './read-view.js'
 
 /** The hidden places of a policy's read view: /dev (Landlock's), cordon's private dir, the policy's set, the owner's secrets. */

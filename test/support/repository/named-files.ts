@@ -26,10 +26,14 @@ export function fileNamesIn(text: string): string[] {
   return [...text.matchAll(FILE_NAME)].map((m) => m[1]!)
 }
 
-/** The dist/ modules that `code` imports (`../dist/x.js`, `dist/x.js`). */
+/** The dist/ modules that `code` imports (`../dist/x.js`, `dist/x.js`, bench's `dist('x.js')`). */
 export function distImports(code: string): string[] {
   const body = stripComments(code)
-  const found = [...body.matchAll(/['"`](?:\.\.\/)*(dist\/[\w./-]+\.js)['"`]/g)].map((m) => m[1]!)
+  const found = [
+    ...[...body.matchAll(/['"`](?:\.\.\/)*(dist\/[\w./-]+\.js)['"`]/g)].map((m) => m[1]!),
+    // bench/lib.mjs's dist('a/b.js') helper: a module under dist/.
+    ...[...body.matchAll(/\bdist\(\s*['"`]([\w./-]+\.js)['"`]\s*\)/g)].map((m) => `dist/${m[1]}`),
+  ]
   return [...new Set(found)]
 }
 

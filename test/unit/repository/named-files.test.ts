@@ -29,9 +29,9 @@ describe('named files', () => {
   it('finds a name broken across comment lines, a bare name and a bench import', () => {
     const code = '/**\n * See src/subprocess/\n * private-layout.ts and plan.ts.\n */\nconst x = 1 // not a.file\n'
     expect(fileNamesIn(commentsOf(code))).toEqual(['src/subprocess/private-layout.ts', 'plan.ts'])
-    expect(distImports("import { a } from '../dist/sandbox/plan.js'\n// '../dist/old.js'\n")).toEqual([
-      'dist/sandbox/plan.js',
-    ])
+    expect(
+      distImports("import { a } from '../dist/sandbox/plan.js'\n// '../dist/old.js'\nawait dist('subprocess/x.js')\n"),
+    ).toEqual(['dist/sandbox/plan.js', 'dist/subprocess/x.js'])
   })
 
   it('says where a name leads nowhere, and accepts a unique bare name (not an ambiguous one) and a dist/ module by its source', () => {

@@ -9,11 +9,11 @@ import { describe, expect, it, vi } from 'vitest'
 import { CONFINEMENT_STAGES, SPAWN_STAGES, SpawnError } from '../../../src/policy/errors.js'
 import type { ConfinementPlan } from '../../../src/sandbox/confinement/plan.js'
 import { isRunnerFailure, runnerFailureToError, runVerdict } from '../../../src/sandbox/verdict.js'
-import * as mustNotAppear from '../../../src/subprocess/must-not-appear.js'
+import * as mustNotAppear from '../../../src/subprocess/process/must-not-appear.js'
 import { scratchDir } from '../../support/scratch.js'
 
-vi.mock('../../../src/subprocess/must-not-appear.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/subprocess/must-not-appear.js')>()
+vi.mock('../../../src/subprocess/process/must-not-appear.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/subprocess/process/must-not-appear.js')>()
   return { ...real, takeAwayAppeared: vi.fn(real.takeAwayAppeared) }
 })
 

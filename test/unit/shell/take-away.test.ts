@@ -7,12 +7,12 @@ import path from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
 import { LocalShellExecutor } from '../../../src/shell/executor.js'
-import * as mustNotAppear from '../../../src/subprocess/must-not-appear.js'
+import * as mustNotAppear from '../../../src/subprocess/process/must-not-appear.js'
 import { needBackend } from '../../support/backends.js'
 import { scratchDir } from '../../support/scratch.js'
 
-vi.mock('../../../src/subprocess/must-not-appear.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/subprocess/must-not-appear.js')>()
+vi.mock('../../../src/subprocess/process/must-not-appear.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/subprocess/process/must-not-appear.js')>()
   return { ...real, takeAwayAppeared: vi.fn(real.takeAwayAppeared) }
 })
 

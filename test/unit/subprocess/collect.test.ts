@@ -5,7 +5,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutputCollector, type OutputCollectorOptions } from '../../../src/subprocess/collect.js'
-import { SpillDirectory } from '../../../src/subprocess/spill-dir.js'
+import { SpillDirectory } from '../../../src/subprocess/private-dirs/spill-dir.js'
 import { invalid } from '../../support/invalid.js'
 
 let parent: string
