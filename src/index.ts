@@ -53,7 +53,7 @@ export {
 } from './policy/errors.js'
 export { NativeLoadError, isNativeLoadError } from './subprocess/native.js'
 export * from './policy/vocabulary.js'
-export * from './policy/vocabulary-zod.js'
+export * from './policy/schema/exported.js'
 export { resolvePolicy, type ResolvePolicyInput } from './policy/resolve.js'
 export { isStrictlyWider, ESCALATION_TARGETS, type EscalationTarget } from './policy/widen.js'
 export { grantsFor, type SandboxGrants } from './policy/grants.js'

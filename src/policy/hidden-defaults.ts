@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { InvalidRequestError } from './errors.js'
 import type { SandboxExecutionPolicy } from './vocabulary.js'
-import { onDemand, zod } from './zod-on-demand.js'
+import { onDemand, zod } from './schema/zod-on-demand.js'
 import { pathToFileURL } from 'node:url'
 import { PACKAGE_ROOT } from './package-root.js'
 

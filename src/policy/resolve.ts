@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
 import { defaultsKept } from './hidden-defaults.js'
-import { isWellFormedResolveInput } from './policy-check.js'
+import { isWellFormedResolveInput } from './schema/fast-check.js'
 import {
   DEFAULT_SANDBOX_MODE,
   isNormalRelativePath,
@@ -21,7 +21,7 @@ import {
   type SandboxExecutionPolicy,
   type SandboxMode,
 } from './vocabulary.js'
-import { onDemand, zod } from './zod-on-demand.js'
+import { onDemand, zod } from './schema/zod-on-demand.js'
 
 /** What resolvePolicy needs; every field but `cwd` is optional. */
 export interface ResolvePolicyInput {

@@ -3,7 +3,7 @@
  *
  * Modes govern file effects only; network is a separate, explicit field (`network`).
  * Each closed set is exported three ways: a readonly tuple (iterate it), a type (check
- * against it), and a zod schema (validate untrusted input with it: vocabulary-schema.ts,
+ * against it), and a zod schema (validate untrusted input with it: schema/vocabulary.ts,
  * kept apart so that this module loads no zod).
  */
 import path from 'node:path'

@@ -14,8 +14,8 @@ import {
 } from '../policy/defaults.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { isSandboxMode, type SandboxMode } from '../policy/vocabulary.js'
-import { vocabularySchemas } from '../policy/vocabulary-schema.js'
-import { onDemand, zod } from '../policy/zod-on-demand.js'
+import { vocabularySchemas } from '../policy/schema/vocabulary.js'
+import { onDemand, zod } from '../policy/schema/zod-on-demand.js'
 import { MAX_TIMER_DELAY_MS } from '../subprocess/spec/schema.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 

@@ -4,7 +4,7 @@
  */
 import path from 'node:path'
 import type { z as Z } from 'zod'
-import { zod } from '../policy/zod-on-demand.js'
+import { zod } from '../policy/schema/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { SANDBOX_MODES } from '../policy/vocabulary.js'
 import type { ShellEnvRegistry } from '../shell/env-registry.js'

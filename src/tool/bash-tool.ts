@@ -7,7 +7,7 @@
  * ids) decides the workspace root and the baseline mode, so one instance serves many sessions.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
-import { zod } from '../policy/zod-on-demand.js'
+import { zod } from '../policy/schema/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
 import type { SandboxMode } from '../policy/vocabulary.js'

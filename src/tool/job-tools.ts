@@ -4,7 +4,7 @@
  * runner failures once it settled), `job_kill` stops its whole tree and reports how it ended.
  * Both go through the jobs port, so a job is only ever reached by its owner (session and agent).
  */
-import { zod } from '../policy/zod-on-demand.js'
+import { zod } from '../policy/schema/zod-on-demand.js'
 import { MAX_JOB_WAIT_MS } from '../policy/defaults.js'
 import type { BashToolContext } from './bash-tool-options.js'
 import { offersEscalation } from './bash-tool.js'

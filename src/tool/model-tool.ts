@@ -6,10 +6,10 @@
  */
 import path from 'node:path'
 import type { z as Z } from 'zod'
-import { zod } from '../policy/zod-on-demand.js'
+import { zod } from '../policy/schema/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
-import { SandboxModeSchema } from '../policy/vocabulary-zod.js'
+import { SandboxModeSchema } from '../policy/schema/exported.js'
 import type { ToolErrorCode } from './tool-error-codes.js'
 
 const { z } = zod()

@@ -8,7 +8,7 @@
  * arrives, and the descriptions say them in words.
  */
 import type { z as Z } from 'zod'
-import { zod } from '../policy/zod-on-demand.js'
+import { zod } from '../policy/schema/zod-on-demand.js'
 
 const { z } = zod()
 

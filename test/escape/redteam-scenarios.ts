@@ -254,7 +254,7 @@ async function packageDependency(backend: SandboxBackendName, base: string): Pro
     fs.chmodSync(path.join(pkg, 'build', 'Release', 'cordon-exec'), 0o755)
     return { root, pkg }
   }
-  // Both of zod's entries: cordon loads the CommonJS one (src/policy/zod-on-demand.ts), a caller's
+  // Both of zod's entries: cordon loads the CommonJS one (src/policy/schema/zod-on-demand.ts), a caller's
   // \`import 'zod'\` the ESM one.
   const plant = [
     `echo 'import fs from "node:fs"; fs.writeFileSync(${JSON.stringify(marker)}, String(process.getuid()))' >> node_modules/zod/index.js`,

@@ -9,7 +9,7 @@
  * a command word that starts with `-` is the command's. Nothing in the argv can contain NUL.
  */
 import { InvalidRequestError, formatZodIssues } from '../../policy/errors.js'
-import { onDemand, zod } from '../../policy/zod-on-demand.js'
+import { onDemand, zod } from '../../policy/schema/zod-on-demand.js'
 
 /** Where macOS ships sandbox-exec. */
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec'

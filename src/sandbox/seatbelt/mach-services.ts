@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PACKAGE_ROOT } from '../../policy/package-root.js'
-import { onDemand, zod } from '../../policy/zod-on-demand.js'
+import { onDemand, zod } from '../../policy/schema/zod-on-demand.js'
 
 /** A mach service name: reverse-DNS words, nothing SBPL or a shell could read as syntax. */
 export const MACH_SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/

@@ -4,7 +4,7 @@
  * first (fast-check.ts); the schema decides everything else.
  */
 import { InvalidRequestError } from '../../policy/errors.js'
-import { onDemand, zod } from '../../policy/zod-on-demand.js'
+import { onDemand, zod } from '../../policy/schema/zod-on-demand.js'
 import { certainlyValidSpec } from './fast-check.js'
 import { MAX_TIMER_DELAY_MS } from './limits.js'
 import type { SubprocessSpawnSpec } from '../types.js'

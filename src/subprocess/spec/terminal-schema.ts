@@ -5,7 +5,7 @@
  */
 import { constants as osConstants } from 'node:os'
 import { InvalidRequestError } from '../../policy/errors.js'
-import { onDemand, zod } from '../../policy/zod-on-demand.js'
+import { onDemand, zod } from '../../policy/schema/zod-on-demand.js'
 import { certainlyValidTerminalSpec } from './fast-check.js'
 import { processFieldsSchema } from './schema.js'
 import type { SubprocessTerminalSpawnSpec } from '../types.js'

@@ -18,7 +18,7 @@ import {
   SandboxModeSchema,
   SandboxPolicySchema,
   EffectClassSchema,
-} from '../../../src/policy/vocabulary-zod.js'
+} from '../../../src/policy/schema/exported.js'
 
 describe('sandbox vocabulary', () => {
   it('has exactly the three modes, narrowest first, with read-only the default', () => {

@@ -1,11 +1,11 @@
 /**
  * The sandbox vocabulary's zod schemas as constants, and the policy's JSON Schema, for callers
  * that validate untrusted input (importing this module loads zod; cordon's own modules use
- * vocabulary-schema.ts, which builds them only when needed).
+ * vocabulary.ts, which builds them only when needed).
  */
 import type { z as Z } from 'zod'
-import type { SandboxExecutionPolicy } from './vocabulary.js'
-import { vocabularySchemas } from './vocabulary-schema.js'
+import type { SandboxExecutionPolicy } from '../vocabulary.js'
+import { vocabularySchemas } from './vocabulary.js'
 import { zod } from './zod-on-demand.js'
 
 const schemas = vocabularySchemas()

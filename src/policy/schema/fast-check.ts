@@ -1,6 +1,6 @@
 /**
  * The happy path of the policy boundary: hand-written checks that answer "valid" only for input
- * the zod schemas (vocabulary-schema.ts, resolve.ts) accept, and "not sure" for anything else, so
+ * the zod schemas (vocabulary.ts, resolve.ts) accept, and "not sure" for anything else, so
  * zod loads and runs only then (and names every problem). A property test holds each check to
  * its schema's answer.
  */
@@ -11,7 +11,7 @@ import {
   NETWORK_POLICIES,
   SANDBOX_MODES,
   type SandboxExecutionPolicy,
-} from './vocabulary.js'
+} from '../vocabulary.js'
 
 type Plain = Record<string, unknown>
 

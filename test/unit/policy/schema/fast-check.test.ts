@@ -3,10 +3,10 @@
 // it accepts (else the happy path would load zod after all).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isWellFormedPolicy, isWellFormedResolveInput } from '../../../src/policy/policy-check.js'
-import { resolvePolicyInputSchema } from '../../../src/policy/resolve.js'
-import { vocabularySchemas } from '../../../src/policy/vocabulary-schema.js'
-import { anyValueOf } from '../../support/arbitraries.js'
+import { isWellFormedPolicy, isWellFormedResolveInput } from '../../../../src/policy/schema/fast-check.js'
+import { resolvePolicyInputSchema } from '../../../../src/policy/resolve.js'
+import { vocabularySchemas } from '../../../../src/policy/schema/vocabulary.js'
+import { anyValueOf } from '../../../support/arbitraries.js'
 
 const anyValue = anyValueOf()
 const pathLike = fc.oneof(

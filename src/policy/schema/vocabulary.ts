@@ -1,7 +1,7 @@
 /**
  * The zod schemas of the sandbox vocabulary (vocabulary.ts), built on first use: cordon's own
- * happy path checks by hand (policy-check.ts) and reaches for these only to name what is wrong.
- * The public constants (SandboxModeSchema…) are in vocabulary-zod.ts.
+ * happy path checks by hand (fast-check.ts) and reaches for these only to name what is wrong.
+ * The public constants (SandboxModeSchema…) are in exported.ts.
  */
 import {
   CONFINED_SANDBOX_MODES,
@@ -11,7 +11,7 @@ import {
   NETWORK_POLICIES,
   SANDBOX_ENFORCEMENTS,
   SANDBOX_MODES,
-} from './vocabulary.js'
+} from '../vocabulary.js'
 import { onDemand, zod } from './zod-on-demand.js'
 
 /** Every vocabulary schema, built on first use (zod loads then). */
