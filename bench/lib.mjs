@@ -1,8 +1,7 @@
 /**
  * Shared helpers for the plain-.mjs benchmarks: statistics, the interleaving loop and
- * table printing. Method (see /work/shared/reference/spawn-facts.md): every peer runs in
- * ONE process, interleaved, with the order rotated each iteration, after a warm-up;
- * report medians, p90 and RATIOS (absolute numbers do not carry across hosts).
+ * table printing. Method: every peer runs in ONE process, interleaved, with the order rotated
+ * each iteration, after a warm-up; report medians, p90 and RATIOS (absolute numbers do not carry across hosts).
  */
 import { spawn as nodeSpawn } from 'node:child_process'
 import { existsSync } from 'node:fs'

@@ -1,6 +1,6 @@
 /**
- * Which seccomp rules a confined command gets, by effect class (the facts behind each are in
- * /work/shared/reference/confinement-gaps.md). Pure: a plan's facts in, rules and the encoded
+ * Which seccomp rules a confined command gets, by effect class (each rule's why is beside it;
+ * the account of each backend says what stays open). Pure: a plan's facts in, rules and the encoded
  * program out, memoised per distinct input.
  *
  * - always: io_uring (its operations bypass the filter); keyrings (`add_key`, `request_key`,

@@ -72,3 +72,14 @@ export function leadsToAFile(repo: string, file: string, name: string, tracked: 
   const bases = [name, name.replace(/\.js$/, '.ts')]
   return tracked.filter((t) => bases.includes(path.posix.basename(t))).length === 1
 }
+
+/** The prose the guard reads: each src/ file's comments, each Markdown doc, each bench file. */
+export function namedSources(repo: string): Array<{ file: string; text: string }> {
+  const src = filesBelow(repo, 'src')
+    .filter((f) => f.endsWith('.ts'))
+    .map((file) => ({ file, text: commentsOf(fs.readFileSync(path.join(repo, file), 'utf8')) }))
+  const docs = ['README.md', 'ARCHITECTURE.md', ...filesBelow(repo, 'profiles'), ...filesBelow(repo, 'bench')]
+    .filter((f) => /\.(md|mjs|js|ts)$/.test(f) && fs.existsSync(path.join(repo, f)))
+    .map((file) => ({ file, text: fs.readFileSync(path.join(repo, file), 'utf8') }))
+  return [...src, ...docs]
+}

@@ -2,10 +2,19 @@
 // dist/ module a bench imports, is a file of the repository (a bench's dist/ import, the src/ module
 // it is built from). A move that leaves a comment, a doc or a bench pointing at the old place fails
 // here. The checker is shown to catch a name that leads nowhere.
+import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { stripComments } from '../../support/import-graph.js'
 import { filesBelow } from '../../support/repository/budgets.js'
-import { commentsOf, distImports, fileNamesIn, leadsToAFile, namedFiles } from '../../support/repository/named-files.js'
+import {
+  commentsOf,
+  distImports,
+  fileNamesIn,
+  leadsToAFile,
+  namedFiles,
+  namedSources,
+} from '../../support/repository/named-files.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 const tracked = ['src', 'test', 'bench', 'native', 'profiles', 'scripts', 'bin'].flatMap((dir) => filesBelow(repo, dir))
@@ -39,5 +48,25 @@ describe('named files', () => {
     expect(leadsToAFile(repo, 'bench/x.mjs', 'dist/policy/package-root.js', tracked)).toBe(true)
     expect(leadsToAFile(repo, 'src/cli/x.ts', 'shell-quote.ts', tracked)).toBe(true)
     expect(leadsToAFile(repo, 'src/cli/x.ts', 'types.ts', tracked)).toBe(false)
+  })
+})
+
+describe('paths outside the repository and from a module’s own depth', () => {
+  it('no src comment, doc or bench names a file outside the repository', () => {
+    const outside = /\/work\/shared|\.\.\/shared\/|shared\/reference\//
+    const found = namedSources(repo).filter(({ text }) => outside.test(text))
+    expect(found.map(({ file }) => file)).toEqual([])
+  })
+
+  it('only src/policy/package-root.ts finds a package file from its own place (import.meta.url)', () => {
+    const sites = filesBelow(repo, 'src')
+      .filter((f) => f.endsWith('.ts'))
+      .filter((f) => {
+        const code = stripComments(fs.readFileSync(path.join(repo, f), 'utf8'))
+        return /new URL\(\s*['"]\.\.?\/|dirname\(\s*fileURLToPath\(\s*import\.meta\.url|import\.meta\.dirname/.test(
+          code,
+        )
+      })
+    expect(sites).toEqual(['src/policy/package-root.ts'])
   })
 })
