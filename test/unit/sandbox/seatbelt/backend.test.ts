@@ -4,17 +4,17 @@
 // with the classes Seatbelt cannot hold named, and SANDBOX_UNAVAILABLE whenever Seatbelt cannot
 // run (unusable, `full` demanded, no backend for the platform). Nothing here runs sandbox-exec.
 import { afterAll, describe, expect, it } from 'vitest'
-import type { BackendCapability, SandboxCapabilities } from '../../src/policy/backends.js'
-import { isSandboxUnavailableError } from '../../src/policy/errors.js'
-import { grantsFor } from '../../src/policy/grants.js'
-import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
-import { renderSeatbeltProfile } from '../../src/sandbox/seatbelt/profile.js'
-import { darwinCanonicalPath } from '../../src/sandbox/seatbelt/literal.js'
-import { SANDBOX_EXEC } from '../../src/sandbox/seatbelt/launch.js'
-import type { SeatbeltPlan } from '../../src/sandbox/seatbelt/plan.js'
-import { defaultChain } from '../../src/sandbox/select.js'
-import type { SubprocessSpawnSpec } from '../../src/subprocess/types.js'
-import { scratchDir } from '../support/scratch.js'
+import type { BackendCapability, SandboxCapabilities } from '../../../../src/policy/backends.js'
+import { isSandboxUnavailableError } from '../../../../src/policy/errors.js'
+import { grantsFor } from '../../../../src/policy/grants.js'
+import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
+import { renderSeatbeltProfile } from '../../../../src/sandbox/seatbelt/profile.js'
+import { darwinCanonicalPath } from '../../../../src/sandbox/seatbelt/literal.js'
+import { SANDBOX_EXEC } from '../../../../src/sandbox/seatbelt/launch.js'
+import type { SeatbeltPlan } from '../../../../src/sandbox/seatbelt/plan.js'
+import { defaultChain } from '../../../../src/sandbox/select.js'
+import type { SubprocessSpawnSpec } from '../../../../src/subprocess/types.js'
+import { scratchDir } from '../../../support/scratch.js'
 
 const root = scratchDir('cordon-seatbelt-select')
 const spec: SubprocessSpawnSpec = {

@@ -2,14 +2,14 @@
 // portable spawn path running sandbox-exec, an executor's denial facts (EPERM text) and a
 // background job's termination. Never run here (Linux): a Mac runner verifies it; until then
 // `cordon probe` calls Seatbelt unverified. The Linux half of the wiring (selection with an
-// injected darwin host, the profile in the spec) is seatbelt-select.test.ts.
+// injected darwin host, the profile in the spec) is backend.test.ts.
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LocalSandbox } from '../../src/sandbox/local-sandbox.js'
-import { LocalShellExecutor } from '../../src/shell/executor.js'
-import { LocalSubprocessRuntime } from '../../src/subprocess/runtime.js'
-import { scratchDir } from '../support/scratch.js'
+import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
+import { LocalShellExecutor } from '../../../../src/shell/executor.js'
+import { LocalSubprocessRuntime } from '../../../../src/subprocess/runtime.js'
+import { scratchDir } from '../../../support/scratch.js'
 
 const onMac = process.platform === 'darwin'
 
