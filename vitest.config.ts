@@ -2,9 +2,9 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * The suites of the subprocess floor that run a second time, on the portable spawn path
- * (test/e2e/portable-*.test.ts choose their paths themselves and run once).
+ * (test/e2e/portable/*.test.ts choose their paths themselves and run once).
  */
-const PORTABLE_SUITES = ['test/e2e/runtime.test.ts']
+const PORTABLE_SUITES = ['test/e2e/subprocess/runtime.test.ts']
 
 export default defineConfig({
   test: {

@@ -101,7 +101,7 @@ export {
   type BashToolOptions,
   type BashToolResult,
 } from './tool/bash-tool.js'
-export { createBashTools, type BashTools } from './tool/bash-tools.js'
+export { createBashTools, type BashTools } from './tool/toolset.js'
 export { checkBashToolOptions } from './tool/bash-tool-options.js'
 export {
   MAX_JOB_WAIT_MS,

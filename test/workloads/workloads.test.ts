@@ -13,9 +13,9 @@ import fs from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
-import { backendStatus, gateFor } from '../support/backends.js'
-import { runThroughExecutor } from '../support/workload-executor.js'
-import { buildFixtures } from '../support/workload-fixtures.js'
+import { backendStatus, gateFor } from '../support/sandbox/backends.js'
+import { runThroughExecutor } from '../support/workload/executor.js'
+import { buildFixtures } from '../support/workload/fixtures.js'
 import {
   cordonArgv,
   denialLineOf,
@@ -36,7 +36,7 @@ import {
   shellWords,
   shmEntries,
   spawnAs,
-} from '../support/workload-run.js'
+} from '../support/workload/run.js'
 import { type Expected, type Tool, WORKLOADS, type WorkloadCase } from './corpus.js'
 
 type Chain = 'default' | 'landlock' | 'bubblewrap'

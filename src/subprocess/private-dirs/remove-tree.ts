@@ -1,7 +1,7 @@
 /**
  * Removing a tree a confined command may be changing while it goes (its temp dir, a path it
  * planted in the workspace): a removal by path (Node's fs.rm) follows a link swapped in for a
- * directory mid-walk and deletes host files (test/escape/session-dir-race.test.ts). Where the
+ * directory mid-walk and deletes host files (test/escape/cleanup/session-dir-race.test.ts). Where the
  * addon is, the walk is native and by directory fd with O_NOFOLLOW; elsewhere (macOS, no addon)
  * fs.rm is what there is.
  */

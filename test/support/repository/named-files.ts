@@ -2,7 +2,7 @@
 // the dist/ modules the benches import; and whether each leads to a file of the repository.
 import fs from 'node:fs'
 import path from 'node:path'
-import { stripComments } from '../import-graph.js'
+import { stripComments } from './import-graph.js'
 import { filesBelow } from './budgets.js'
 
 /** A file name in prose: optional folders, a name, and an extension of a file kind this repository holds. */

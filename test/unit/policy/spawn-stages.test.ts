@@ -7,8 +7,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CONFINEMENT_STAGES, SPAWN_STAGES } from '../../../src/policy/spawn-stages.js'
-import { stripComments } from '../../support/import-graph.js'
-import { stageConstants, stageLiteralProblems, stageUses } from '../../support/native-stages.js'
+import { stripComments } from '../../support/repository/import-graph.js'
+import { stageConstants, stageLiteralProblems, stageUses } from '../../support/repository/native-stages.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 const nativeDir = path.join(repo, 'native')

@@ -4,7 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { stripComments } from '../../support/import-graph.js'
+import { stripComments } from '../../support/repository/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 const doc = fs.readFileSync(path.join(repo, 'ARCHITECTURE.md'), 'utf8')

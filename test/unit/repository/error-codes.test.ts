@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BASH_TOOL_ERROR_CODES, JOB_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from '../../../src/tool/tool-error-codes.js'
-import { stripComments } from '../../support/import-graph.js'
+import { stripComments } from '../../support/repository/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 

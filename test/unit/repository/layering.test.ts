@@ -14,7 +14,7 @@ import {
   SANDBOX_TIERS,
   sandboxTierOf,
   sandboxViolations,
-} from '../../support/import-graph.js'
+} from '../../support/repository/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 const graph = readImportGraph(repo)

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadNative } from '../../../src/subprocess/native.js'
-import { stripComments } from '../../support/import-graph.js'
+import { stripComments } from '../../support/repository/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')
 const nativeDir = path.join(repo, 'native')

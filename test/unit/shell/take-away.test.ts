@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
 import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import * as mustNotAppear from '../../../src/subprocess/process/must-not-appear.js'
-import { needBackend } from '../../support/backends.js'
+import { needBackend } from '../../support/sandbox/backends.js'
 import { scratchDir } from '../../support/scratch.js'
 
 vi.mock('../../../src/subprocess/process/must-not-appear.js', async (importOriginal) => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
 import { createBashTool } from '../../../src/tool/bash-tool.js'
-import { createBashTools } from '../../../src/tool/bash-tools.js'
+import { createBashTools } from '../../../src/tool/toolset.js'
 import { InMemoryJobs } from '../../../src/tool/in-memory-jobs.js'
 import { invalid } from '../../support/invalid.js'
 

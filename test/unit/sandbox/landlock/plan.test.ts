@@ -6,7 +6,7 @@ import { grantsFor } from '../../../../src/policy/grants.js'
 import { NET } from '../../../../src/sandbox/ruleset/landlock.js'
 import { initArgs, RLIMIT, rlimitsFor } from '../../../../src/sandbox/confinement/plan.js'
 import { landlockPlan } from '../../../../src/sandbox/landlock/plan.js'
-import { HOST, VIEW } from '../../../support/landlock-fixtures.js'
+import { HOST, VIEW } from '../../../support/sandbox/landlock-fixtures.js'
 import { scratchDir } from '../../../support/scratch.js'
 
 describe('landlockPlan', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { FS, type LandlockSyscalls, planRuleset, RulesetBuildError } from '../../../../src/sandbox/ruleset/landlock.js'
 import { RulesetCache } from '../../../../src/sandbox/ruleset/cache.js'
-import { MASKS } from '../../../support/landlock-fixtures.js'
+import { MASKS } from '../../../support/sandbox/landlock-fixtures.js'
 
 describe('RulesetCache', () => {
   function fakeSys() {

@@ -18,7 +18,7 @@ import {
   SCOPE,
   scopedFor,
 } from '../../../../src/sandbox/ruleset/landlock.js'
-import { fakeFs, MASKS, VIEW } from '../../../support/landlock-fixtures.js'
+import { fakeFs, MASKS, VIEW } from '../../../support/sandbox/landlock-fixtures.js'
 
 describe('Landlock rights per ABI', () => {
   it('handles bits 0..12 at ABI 1, adds REFER (2), TRUNCATE (3), IOCTL_DEV (5)', () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { grantsFor } from '../../../../src/policy/grants.js'
 import { CONFINED_SANDBOX_MODES, NETWORK_POLICIES } from '../../../../src/policy/vocabulary.js'
 import { renderSeatbeltProfile } from '../../../../src/sandbox/seatbelt/profile.js'
-import { profileProblems, readSbpl } from '../../../support/sbpl-reader.js'
+import { profileProblems, readSbpl } from '../../../support/sandbox/sbpl-reader.js'
 
 const FIXTURES = new URL('../../../fixtures/seatbelt/', import.meta.url)
 const UPDATE = process.env.UPDATE_GOLDEN === '1'
@@ -35,7 +35,7 @@ const cases = CONFINED_SANDBOX_MODES.flatMap((mode) =>
         network,
         protect,
         hide,
-        name: `${mode}.network-${network}.protected-${protect ? 'yes' : 'no'}.hidden-${hide ? 'yes' : 'no'}.sb`,
+        name: `${mode}/network-${network}/${protect ? (hide ? 'protected-hidden' : 'protected') : hide ? 'hidden' : 'none'}.sb`,
       })),
     ),
   ),
@@ -66,7 +66,7 @@ describe('Seatbelt golden profiles', () => {
     const text = render(c)
     const file = new URL(c.name, FIXTURES)
     if (UPDATE) {
-      fs.mkdirSync(FIXTURES, { recursive: true })
+      fs.mkdirSync(new URL('.', file), { recursive: true })
       fs.writeFileSync(file, text)
     }
     if (!fs.existsSync(file)) throw new Error(`missing ${file.pathname}: run with UPDATE_GOLDEN=1 and review it`)
@@ -79,7 +79,7 @@ describe('Seatbelt golden profiles', () => {
   })
 
   it('has no stale fixture: every checked-in profile is one of the combinations', () => {
-    const names = fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.sb'))
+    const names = (fs.readdirSync(FIXTURES, { recursive: true }) as string[]).filter((f) => f.endsWith('.sb'))
     expect(names.sort()).toEqual(cases.map((c) => c.name).sort())
   })
 })

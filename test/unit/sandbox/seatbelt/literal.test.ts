@@ -8,7 +8,7 @@ import { grantsFor } from '../../../../src/policy/grants.js'
 import { renderSeatbeltProfile } from '../../../../src/sandbox/seatbelt/profile.js'
 import { darwinCanonicalPath, sbplString, sbplStringProblem } from '../../../../src/sandbox/seatbelt/literal.js'
 import { invalid } from '../../../support/invalid.js'
-import { profileProblems, readSbpl, skeleton, stringsOf } from '../../../support/sbpl-reader.js'
+import { profileProblems, readSbpl, skeleton, stringsOf } from '../../../support/sandbox/sbpl-reader.js'
 
 const HAZARDS = ['"', '\\', '(', ')', ';', '#', '|', '\n', '\r', '\t', ' ', '\u2028', 'é', 'e\u0301', '🙂', '\u0085']
 

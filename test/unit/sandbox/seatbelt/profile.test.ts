@@ -6,7 +6,7 @@ import type { SandboxExecutionPolicy } from '../../../../src/policy/vocabulary.j
 import { renderSeatbeltProfile, SEATBELT_TEMPLATES } from '../../../../src/sandbox/seatbelt/profile.js'
 import { DEFAULT_MACH_SERVICES, NETWORK_MACH_SERVICES } from '../../../../src/sandbox/seatbelt/mach-services.js'
 import { invalid } from '../../../support/invalid.js'
-import { profileProblems, readSbpl, type Sexp } from '../../../support/sbpl-reader.js'
+import { profileProblems, readSbpl, type Sexp } from '../../../support/sandbox/sbpl-reader.js'
 
 const ROOT = '/Users/dev/project'
 const TEMP = '/tmp/cordon-s1'

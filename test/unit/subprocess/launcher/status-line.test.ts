@@ -5,7 +5,7 @@ import os from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { SPAWN_STAGES } from '../../../../src/policy/spawn-stages.js'
 import { parseStatusLine } from '../../../../src/subprocess/launcher/status-line.js'
-import { STATUS_FORMATS } from '../../../support/native-stages.js'
+import { STATUS_FORMATS } from '../../../support/repository/native-stages.js'
 
 describe('parseStatusLine', () => {
   it('reads each line a supervisor writes', () => {
