@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { stripComments } from '../../support/import-graph.js'
+import { stripComments } from '../../support/repository/import-graph.js'
 import { filesBelow } from '../../support/repository/budgets.js'
 import {
   commentsOf,
