@@ -22,6 +22,10 @@ describe('tests mirror src/', () => {
     expect(mirrorProblems(repo, coveredElsewhere).filter((p) => !waived.has(p))).toEqual([])
   })
 
+  it('the waiver list never grows: at most the 54 modules it named when the guard landed', () => {
+    expect(notYetMirrored.length).toBeLessThanOrEqual(54)
+  })
+
   it('not-yet-mirrored.json names only modules that still have neither', () => {
     const problems = new Set(mirrorProblems(repo, coveredElsewhere))
     expect(notYetMirrored.filter((module) => !problems.has(neither(module)))).toEqual([])
