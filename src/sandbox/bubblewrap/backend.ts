@@ -4,10 +4,9 @@ import type { BackendCapability } from '../../policy/backends.js'
 import { SandboxUnavailableError } from '../../policy/errors.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import { helperPath } from '../../subprocess/native.js'
-import { portableHostCapabilities } from '../../subprocess/portable/host.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
-import { landlockHost } from '../confinement/host.js'
+import { requestHost } from '../confinement/host.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import type { ConfineHost, PlanRequest } from '../confinement/request.js'
 import { wrapperAsOwner } from '../confinement/run-as.js'
@@ -64,12 +63,7 @@ export const bubblewrapBackend = {
     bubblewrapAccount(bubblewrapFacts(capability, policy), { ...policy, shield }),
   plan(request: PlanRequest): ConfinementPlan {
     const cap = request.capability
-    const host = landlockHost(request.native ?? { hostCapabilities: portableHostCapabilities }, {
-      abi: cap.abi ?? 0,
-      seccomp: cap.seccomp === true,
-      supervisor: cap.supervisor === true,
-      namespaces: false,
-    })
+    const host = requestHost(request.native, cap, false)
     const { policy, grants, snapshot, shield, env, runAs } = request
     const plan = bubblewrapPlan(
       policy,

@@ -1,5 +1,7 @@
 /** The host a Linux plan is built for: the addon's facts (capabilities, arch) and what the probe found. */
+import type { BackendCapability } from '../../policy/backends.js'
 import type { NativeAddon } from '../../subprocess/native.js'
+import { portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { KNOWN_ABI } from '../ruleset/landlock.js'
 import { hostSeccompArch } from '../seccomp/bpf.js'
 import type { PlanHost } from './plan.js'
@@ -21,4 +23,18 @@ export function landlockHost(
     uid,
     namespaces: { available: facts.namespaces, viaUserNamespace: uid !== 0 },
   }
+}
+
+/** The plan host of one plan request: the addon's facts (or the portable path's) and the probed capability. */
+export function requestHost(
+  native: Pick<NativeAddon, 'hostCapabilities'> | undefined,
+  cap: BackendCapability,
+  namespaces: boolean,
+): PlanHost {
+  return landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
+    abi: cap.abi ?? 0,
+    seccomp: cap.seccomp === true,
+    supervisor: cap.supervisor === true,
+    namespaces,
+  })
 }

@@ -1,11 +1,10 @@
 /** The Landlock backend as the table of backends sees it (src/sandbox/backend.ts). */
 import type { BackendCapability } from '../../policy/backends.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
-import { portableHostCapabilities } from '../../subprocess/portable/host.js'
 import type { SpawnPathChoice } from '../../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
-import { landlockHost } from '../confinement/host.js'
+import { requestHost } from '../confinement/host.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import type { ConfineHost, PlanRequest } from '../confinement/request.js'
 import { commandAsOwner } from '../confinement/run-as.js'
@@ -60,12 +59,7 @@ export const landlockBackend = {
     landlockAccount(landlockFacts(capability, policy), { ...policy, shield }),
   plan(request: PlanRequest): ConfinementPlan {
     const cap = request.capability
-    const host = landlockHost(request.native ?? { hostCapabilities: portableHostCapabilities }, {
-      abi: cap.abi ?? 0,
-      seccomp: cap.seccomp === true,
-      supervisor: cap.supervisor === true,
-      namespaces: cap.namespaces?.net === true,
-    })
+    const host = requestHost(request.native, cap, cap.namespaces?.net === true)
     const { policy, grants, snapshot, shield, env, runAs } = request
     const plan = landlockPlan(policy, grants, host, snapshot, shield, env)
     return runAs ? commandAsOwner(plan, runAs) : plan
