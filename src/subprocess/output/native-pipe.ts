@@ -29,7 +29,7 @@ export class NativePipe extends EventEmitter {
     })
   }
 
-  /** Stops reading and closes the fd; 'close' follows on the next tick (as for a socket). */
+  /** Hands over what the pipe already holds, stops reading and closes the fd; 'close' follows next tick. */
   destroy(): this {
     if (this.closed) return this
     this.closed = true

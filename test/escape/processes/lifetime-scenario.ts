@@ -21,6 +21,9 @@ import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
 import { alive, eventually } from '../../support/subprocess/processes.js'
 import type { AttackMode } from '../attacks/attack.js'
 
+// How long writers may take to start: a loaded 2-core CI with every case side by side is slow.
+const STARTUP_MS = 30_000
+
 const LOOP = 'echo $$ > "$0.pid"; while :; do echo x >> "$0.log"; sleep 0.05; done'
 
 /** One command of a scenario: its script and how to find each of its processes. */
@@ -137,7 +140,7 @@ function sizeOf(file: string): number {
 }
 
 /** Waits until every process of `leaver` runs; returns their names. */
-async function waitStarted(leaver: Leaver, timeoutMs = 10_000): Promise<string[]> {
+async function waitStarted(leaver: Leaver, timeoutMs = STARTUP_MS): Promise<string[]> {
   const names = Object.keys(leaver.markers)
   await eventually(() => names.every((n) => findProcesses(leaver.markers[n]!).length > 0), timeoutMs)
   return names.filter((n) => findProcesses(leaver.markers[n]!).length > 0)
@@ -175,13 +178,13 @@ function clean(dir: string): void {
   for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { recursive: true, force: true })
 }
 
-/** Reads a job's output until it contains `marker` (or 10 s pass). */
+/** Reads a job's output until it contains `marker` (or STARTUP_MS pass). */
 async function outputUntil(job: { readOutput(): { delta: string } }, marker: string): Promise<string> {
   let text = ''
   await eventually(() => {
     text += job.readOutput().delta
     return text.includes(marker)
-  }, 10_000)
+  }, STARTUP_MS)
   return text
 }
 
@@ -317,7 +320,7 @@ export async function unconfinedLifetime(root: string): Promise<Record<string, L
     child.stdout.setEncoding('utf8').on('data', (t: string) => {
       printed += t
     })
-    await eventually(() => printed.includes('supervisor='), 10_000)
+    await eventually(() => printed.includes('supervisor='), STARTUP_MS)
     const started = await waitStarted(leaver)
     const stoodIn = { pid: child.pid!, alive: alive(child.pid!) }
     out['background kill()'] = { ...(await leftovers(leaver, started, printed)), supervisor: stoodIn }

@@ -39,13 +39,8 @@ describe('shellQuote', () => {
     const word = fc
       .array(fc.oneof(tricky, fc.string({ maxLength: 4 })), { maxLength: 6 })
       .map((parts) => parts.join(''))
-    // One bash per batch of words: each property run checks up to 8 words at once.
-    fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 8 }), (words) => {
-        const clean = words.filter((w) => !w.includes('\0'))
-        expect(bashReads(clean)).toEqual(clean)
-      }),
-      { numRuns: 60 },
-    )
+    // Every generated word through one bash: a spawn per property run starved under a loaded CI.
+    const words = fc.sample(word, { numRuns: 480, seed: Date.now() >>> 0 }).filter((w) => !w.includes('\0'))
+    expect(bashReads(words)).toEqual(words)
   })
 })
