@@ -41,7 +41,10 @@ describe('checkTrustedProgram', () => {
   })
 
   it('refuses a file writable by its group or by others', () => {
-    for (const [label, mode] of [['gw', 0o775], ['ow', 0o757]] as const) {
+    for (const [label, mode] of [
+      ['gw', 0o775],
+      ['ow', 0o757],
+    ] as const) {
       const trust = checkTrustedProgram(program(label, 0o755, mode))
       expect(trust).toMatchObject({ ok: false, reason: expect.stringMatching(/writable by/) })
     }
