@@ -155,15 +155,16 @@ napi_value ReadPipe(napi_env env, napi_callback_info info) {
 }
 
 napi_value StopPipe(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value a[1];
+  size_t argc = 2;
+  napi_value a[2];
   int32_t id = 0;
-  if (napi_get_cb_info(env, info, &argc, a, nullptr, nullptr) != napi_ok || argc < 1 ||
-      napi_get_value_int32(env, a[0], &id) != napi_ok)
-    return throw_args(env, "stopPipe(id)");
+  bool read_first = false;
+  if (napi_get_cb_info(env, info, &argc, a, nullptr, nullptr) != napi_ok || argc < 2 ||
+      napi_get_value_int32(env, a[0], &id) != napi_ok || napi_get_value_bool(env, a[1], &read_first) != napi_ok)
+    return throw_args(env, "stopPipe(id, readFirst)");
   auto found = readers().find(id);
   if (found != readers().end()) {
-    read_what_is_there(found->second);
+    if (read_first) read_what_is_there(found->second);
     finish(found->second);
   }
   return nullptr;

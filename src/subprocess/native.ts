@@ -81,8 +81,11 @@ export interface NativeAddon {
    * [0, n) valid during the call), then once with 0 at EOF or -errno; owns the fd. Returns an id.
    */
   readPipe(fd: number, buffer: Buffer, onRead: (n: number) => void): number
-  /** Stops a readPipe reader and closes its fd; no callback follows (a finished id is ignored). */
-  stopPipe(id: number): void
+  /**
+   * Stops a readPipe reader and closes its fd (a finished id is ignored); with `readFirst` it
+   * first hands over what the pipe already holds (bounded), else no callback follows.
+   */
+  stopPipe(id: number, readFirst: boolean): void
   /**
    * Removes the absolute `path` and everything beneath it on the thread pool, never following a
    * link (every step relative to an O_NOFOLLOW directory fd); calls back with 0 or the first errno.

@@ -29,11 +29,20 @@ export class NativePipe extends EventEmitter {
     })
   }
 
-  /** Hands over what the pipe already holds, stops reading and closes the fd; 'close' follows next tick. */
+  /** Stops reading at once and closes the fd; 'close' follows on the next tick (as for a socket). */
   destroy(): this {
+    return this.stop(false)
+  }
+
+  /** Hands over what the pipe already holds (bounded), then stops as destroy() does. */
+  finishReading(): this {
+    return this.stop(true)
+  }
+
+  private stop(readFirst: boolean): this {
     if (this.closed) return this
-    this.closed = true
-    loadNative().stopPipe(this.id)
+    this.closed = true // a destroy() from the reader during the last reads does nothing more
+    loadNative().stopPipe(this.id, readFirst)
     process.nextTick(() => this.emit('close'))
     return this
   }

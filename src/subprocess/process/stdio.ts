@@ -154,5 +154,6 @@ function closedWithin(socket: OutputPipe, ms: number): Promise<boolean> {
 /** Descendants may still hold the pipes: waits at most `ms` for them to close, then stops reading. */
 export async function drainPipes(pipes: readonly OutputPipe[], ms: number): Promise<void> {
   await Promise.all(pipes.map((s) => closedWithin(s, ms)))
-  for (const s of pipes) s.destroy()
+  // Bytes written before the command exited are still handed over when a descendant holds the pipe.
+  for (const s of pipes) s instanceof NativePipe ? s.finishReading() : s.destroy()
 }

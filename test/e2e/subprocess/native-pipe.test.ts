@@ -92,8 +92,26 @@ describe('NativePipe over a real pipe', () => {
     closeSync(w)
   })
 
+  it('finishReading() hands over what the pipe holds before it stops; destroy() drops it (the control)', () => {
+    for (const [how, expected] of [
+      ['finishReading', 'written before the stop'],
+      ['destroy', ''],
+    ] as const) {
+      const [r, w] = pipe()
+      let text = ''
+      const p = new NativePipe(r, Buffer.allocUnsafe(4), (buf, n) => {
+        text += buf.toString('utf8', 0, n)
+      })
+      // Synchronously, so the loop never polls the pipe before the stop: only the stop can read it.
+      writeSync(w, 'written before the stop')
+      p[how]()
+      expect(text, how).toBe(expected)
+      closeSync(w)
+    }
+  })
+
   it('a stopped id is ignored, and bad arguments are a typed error', () => {
-    expect(() => native.stopPipe(987654)).not.toThrow()
+    expect(() => native.stopPipe(987654, true)).not.toThrow()
     expect(() => native.readPipe(-1, Buffer.alloc(1), () => {})).toThrow(/readPipe/)
     expect(() => native.readPipe(0, Buffer.alloc(0), () => {})).toThrow(/readPipe/)
   })
