@@ -1,7 +1,7 @@
 /**
  * cordon's user configuration directory: `$XDG_CONFIG_HOME/cordon`, else `~/.config/cordon`. No
  * file is read from it yet; it is named here, in one place, because a confined command must never
- * be able to write it (src/sandbox/own-state.ts refuses a writable root that holds it).
+ * be able to write it (src/sandbox/view/own-state.ts refuses a writable root that holds it).
  */
 import os from 'node:os'
 import path from 'node:path'
