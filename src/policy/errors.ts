@@ -238,7 +238,7 @@ export class StateInGrantError extends Error {
     /** Why that root cannot be writable. */
     readonly reason: string,
   ) {
-    super(`cordon: the writable root ${root} holds ${path}: ${reason}; nothing was run. Give a directory beside it.`)
+    super(`the writable root ${root} holds ${path}: ${reason}; nothing was run. Give a directory beside it.`)
   }
 }
 
