@@ -3,7 +3,7 @@
  * parent could rewrite the cached probe verdict (a later run would trust it: run the program it
  * names, drive Landlock at the ABI it says) or plant a parent a later host falls back to; one
  * that could write the user's configuration dir could change what later runs are allowed. So a
- * writable root (the workspace, an extra dir) that equals or contains any of them is refused
+ * writable root (the workspace, an extra dir) that equals, contains or lies in any of them is refused
  * with a StateInGrantError before anything is planned, on every backend.
  *
  * Every candidate of the private parent counts, not only the one in use: a host started without
@@ -48,14 +48,15 @@ export function ownStatePlaces(
     .filter((p) => !seen.has(p.path) && seen.add(p.path) !== undefined)
 }
 
-/** The first writable root (workspace or extra) of `grants` that holds one of `places`, or undefined. */
+/** The first writable root (workspace or extra) of `grants` that holds, is or lies in one of `places`, or undefined. */
 export function ownStateInGrants(
   grants: SandboxGrants,
   places: readonly OwnStatePlace[],
 ): { root: string; place: OwnStatePlace } | undefined {
   for (const w of grants.writable) {
     if (w.kind !== 'root' && w.kind !== 'extra') continue
-    const place = places.find((p) => within(p.path, w.path))
+    // Inside a place counts too: a root in the parent would open other sessions' dirs.
+    const place = places.find((p) => within(p.path, w.path) || within(w.path, p.path))
     if (place !== undefined) return { root: w.path, place }
   }
   return undefined
