@@ -237,8 +237,10 @@ export class StateInGrantError extends Error {
     readonly path: string,
     /** Why that root cannot be writable. */
     readonly reason: string,
+    /** What a person can do about it. */
+    readonly remedy = 'Give a directory beside it.',
   ) {
-    super(`the writable root ${root} holds ${path}: ${reason}; nothing was run. Give a directory beside it.`)
+    super(`the writable root ${root} holds ${path}: ${reason}; nothing was run. ${remedy}`)
   }
 }
 

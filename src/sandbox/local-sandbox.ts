@@ -85,6 +85,7 @@ function keepingProgramsReadOnly(caps: SandboxCapabilities, held: readonly HostP
     first.root,
     first.path,
     `${first.what} must stay read-only, ${cannot.join(', ') || 'the chain'} cannot keep it so inside a writable root, and ${others}`,
+    'Install cordon outside the workspace, or make bubblewrap usable (it binds the package read-only).',
   )
 }
 

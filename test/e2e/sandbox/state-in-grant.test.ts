@@ -161,6 +161,7 @@ describe("a writable root holding cordon's package", () => {
       try {
         const error = thrown(() => sandbox.plan(writing(l.ws, [outer])))
         expect(error).toMatchObject({ code: STATE_IN_GRANT, root: outer, path: PACKAGE_ROOT })
+        expect((error as Error).message).toMatch(/Install cordon outside the workspace, or make bubblewrap usable/)
         expect((error as Error).message).toMatch(
           /landlock cannot keep it so inside a writable root, and no backend of the chain can/,
         )
