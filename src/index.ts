@@ -41,15 +41,18 @@ export {
   SpawnError,
   InvalidRequestError,
   RootChangedError,
+  StateInGrantError,
   AbortedError,
   isSandboxUnavailableError,
   isSpawnError,
   isInvalidRequestError,
   isRootChangedError,
+  isStateInGrantError,
   isAbortedError,
   SANDBOX_UNAVAILABLE,
   INVALID_REQUEST,
   ROOT_CHANGED,
+  STATE_IN_GRANT,
 } from './policy/errors.js'
 export { NativeLoadError, isNativeLoadError } from './subprocess/native.js'
 export * from './policy/vocabulary.js'

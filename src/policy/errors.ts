@@ -18,6 +18,8 @@ export const SANDBOX_UNAVAILABLE = 'SANDBOX_UNAVAILABLE'
 export const INVALID_REQUEST = 'INVALID_REQUEST'
 /** The code of a RootChangedError. */
 export const ROOT_CHANGED = 'ROOT_CHANGED'
+/** The code of a StateInGrantError. */
+export const STATE_IN_GRANT = 'STATE_IN_GRANT'
 /** The code of an AbortedError (and of the shell's CommandAbortedError). */
 export const ABORTED = 'ABORTED'
 
@@ -217,6 +219,34 @@ export class RootChangedError extends Error {
 /** Whether `value` is a RootChangedError, from this realm or any other. */
 export function isRootChangedError(value: unknown): value is RootChangedError {
   return hasBrand(value, 'RootChangedError', ROOT_CHANGED)
+}
+
+/**
+ * A writable root (the workspace or an extra dir) holds cordon's own state or a program the host
+ * runs: its private dir (the probe verdict), its configuration, its package, or its helper. A run
+ * could rewrite what a later, stronger run trusts. Nothing was run. Not SANDBOX_UNAVAILABLE: the
+ * request's roots are what is wrong (or, for a program, the backends this host can use).
+ */
+export class StateInGrantError extends Error {
+  override readonly name = 'StateInGrantError' as const
+  readonly code = STATE_IN_GRANT
+  constructor(
+    /** The writable root as granted. */
+    readonly root: string,
+    /** What of cordon's lies in it. */
+    readonly path: string,
+    /** Why that root cannot be writable. */
+    readonly reason: string,
+    /** What a person can do about it. */
+    readonly remedy = 'Give a directory beside it.',
+  ) {
+    super(`the writable root ${root} holds ${path}: ${reason}; nothing was run. ${remedy}`)
+  }
+}
+
+/** Whether `value` is a StateInGrantError, from this realm or any other. */
+export function isStateInGrantError(value: unknown): value is StateInGrantError {
+  return hasBrand(value, 'StateInGrantError', STATE_IN_GRANT)
 }
 
 /** `aborted before spawn: <reason>`: the reason's message, or the reason itself, or `aborted`. */

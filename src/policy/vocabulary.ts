@@ -109,7 +109,8 @@ export interface SandboxExecutionPolicy {
   /**
    * cordon: paths that stay read-only even inside a writable root: absolute, or relative to the
    * workspace root. Added to the defaults (`.git/hooks`, `.git/config` and their submodule and
-   * worktree counterparts, the installed cordon package) unless `protectedDefaults` is false.
+   * worktree counterparts) unless `protectedDefaults` is false. The installed cordon package is
+   * protected whatever this says.
    */
   protectedPaths?: readonly string[] | undefined
   /** cordon: keep the default protected paths (default true). */

@@ -51,6 +51,12 @@ export interface SandboxBackend {
   readonly name: SandboxBackendName
   /** Each session gets a private /dev/shm: the chain prefers it for a policy with `sharedMemory`. */
   readonly privateShm: boolean
+  /**
+   * cordon's package inside a writable root stays read-only (bubblewrap's protected binds,
+   * Seatbelt's require-not); Landlock cannot make a subpath of a root read-only. The chain moves
+   * a plan whose roots hold the package to a backend that can (src/sandbox/view/host-programs.ts).
+   */
+  readonly keepsHostProgramsReadOnly: boolean
   /** Planning needs the native addon (the host builds the command's ruleset). */
   readonly plansWithAddon: boolean
   /** How a remembered plan's read view is checked: not at all, by its watched epoch, or listed anew. */

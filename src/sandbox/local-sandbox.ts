@@ -6,7 +6,7 @@
  * fds) lives in session.ts; what differs per backend, in the table of backend.ts.
  */
 import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
-import { SandboxUnavailableError } from '../policy/errors.js'
+import { SandboxUnavailableError, StateInGrantError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
 import {
   isConfinedMode,
@@ -25,6 +25,7 @@ import { probeBackends } from './probe.js'
 import type { SeatbeltPlan } from './seatbelt/plan.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 import { SandboxSession } from './session.js'
+import { type HostProgramInRoot, hostPrograms, hostProgramsIn } from './view/host-programs.js'
 
 export { seatbeltHiddenSet } from './seatbelt/backend.js'
 
@@ -64,6 +65,30 @@ export interface ConfinedSpawn {
 /** 0 for a backend that gives each session a private /dev/shm, 1 otherwise. */
 const shmRank = (backend: SandboxBackendName) => (backendOf(backend).privateShm ? 0 : 1)
 
+/**
+ * The chain cut to the backends that keep `held` (host programs inside writable roots) read-only;
+ * throws StateInGrantError, naming the program and why, when none of them is usable or none can.
+ */
+function keepingProgramsReadOnly(caps: SandboxCapabilities, held: readonly HostProgramInRoot[]): SandboxCapabilities {
+  const first = held.find((h) => !h.protectable) ?? (held[0] as HostProgramInRoot)
+  if (!first.protectable)
+    throw new StateInGrantError(
+      first.root,
+      first.path,
+      `${first.what} would be writable, and no backend keeps a writable root itself, or a program outside cordon's package, read-only`,
+    )
+  const chain = caps.chain.filter((name) => backendOf(name).keepsHostProgramsReadOnly)
+  if (chain.some((name) => caps.backends[name]?.usable)) return { ...caps, chain }
+  const cannot = caps.chain.filter((name) => !chain.includes(name))
+  const others = chain.length === 0 ? 'no backend of the chain can' : `${chain.join(', ')} is not usable here`
+  throw new StateInGrantError(
+    first.root,
+    first.path,
+    `${first.what} must stay read-only, ${cannot.join(', ') || 'the chain'} cannot keep it so inside a writable root, and ${others}`,
+    'Install cordon outside the workspace, or make bubblewrap usable (it binds the package read-only).',
+  )
+}
+
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly session: SandboxSession
@@ -102,13 +127,17 @@ export class LocalSandbox {
     return new LocalSandbox(capabilities, native, options)
   }
 
-  /** The backend and account `policy` gets here; throws SandboxUnavailableError when none fits. */
-  choose(policy: SandboxPolicy, shield?: ShieldFacts): BackendChoice {
+  /**
+   * The backend and account `policy` gets here; throws SandboxUnavailableError when none fits,
+   * StateInGrantError when its roots hold a host program (`held`) no usable backend keeps read-only.
+   */
+  choose(policy: SandboxPolicy, shield?: ShieldFacts, held: readonly HostProgramInRoot[] = []): BackendChoice {
     // A command that needs /dev/shm goes first to the backends that give a private one.
-    const caps =
+    const ranked =
       policy.sharedMemory === true
         ? { ...this.capabilities, chain: [...this.capabilities.chain].sort((a, b) => shmRank(a) - shmRank(b)) }
         : this.capabilities
+    const caps = held.length > 0 ? keepingProgramsReadOnly(ranked, held) : ranked
     return selectBackend(caps, policy, (name, capability) => backendOf(name).account(policy, capability, shield))
   }
 
@@ -129,7 +158,8 @@ export class LocalSandbox {
     const remembered = this.session.remembered(key, confined)
     if (remembered) return remembered
     const request = this.session.request(confined)
-    const choice = this.choose(confined, request.shield)
+    const held = hostProgramsIn(request.grants, hostPrograms(this.capabilities))
+    const choice = this.choose(confined, request.shield, held)
     const backend = backendOf(choice.backend)
     if (!request.native && backend.plansWithAddon)
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })

@@ -31,6 +31,7 @@ import { buildRuleset, RulesetBuildError, statPath } from './ruleset/landlock.js
 import { type RunAs, reachableBy, runAsFor } from './run-as.js'
 import { cacheEnvFor, hostCacheDirs } from './view/package-caches.js'
 import { passwdHome, viewPlaces } from './view/places.js'
+import { checkOwnState, ownStatePlaces } from './view/own-state.js'
 import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './view/protected-paths.js'
 import { ReadView, type ReadViewSnapshot, within } from './view/read-view.js'
 
@@ -105,6 +106,8 @@ export class SandboxSession {
     const caches = this.cachesFor(policy, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(policy, grants, [runAs?.home, passwdHome()])
+    // <parent>/sessions/<session>: the parent in use, besides every candidate.
+    checkOwnState(grants, ownStatePlaces(this.env, owner, path.dirname(path.dirname(session.dir))))
     this.pins.check(policy.sessionId, grants, policy)
     const view = this.viewFor(policy, owner, grants)
     const snapshot = view.current(true)

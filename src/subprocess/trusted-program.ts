@@ -69,7 +69,11 @@ function chainProblem(file: string, uid: number): string | undefined {
     } catch (error) {
       return `${dir} cannot be examined (${(error as NodeJS.ErrnoException).code})`
     }
-    const problem = ownershipProblem(st, dir, uid, true)
+    // A symlink's own mode means nothing (it is always 0777, and nobody writes a link): who owns
+    // it still does; its parent is checked above and its target by the real path's chain.
+    const problem = st.isSymbolicLink()
+      ? ownershipProblem({ uid: st.uid, mode: 0 } as Stats, dir, uid, true)
+      : ownershipProblem(st, dir, uid, true)
     if (problem !== undefined) return problem
   }
   return undefined

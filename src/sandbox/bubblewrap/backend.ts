@@ -54,6 +54,7 @@ function wrapperTools(host: ConfineHost, plan: ConfinementPlan): { bwrap: string
 export const bubblewrapBackend = {
   name: 'bubblewrap',
   privateShm: true,
+  keepsHostProgramsReadOnly: true,
   plansWithAddon: false,
   viewCheck: 'listing',
   linux: true,

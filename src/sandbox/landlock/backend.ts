@@ -50,6 +50,7 @@ export function landlockOnPortable(spawnPath: SpawnPathChoice): BackendCapabilit
 export const landlockBackend = {
   name: 'landlock',
   privateShm: false,
+  keepsHostProgramsReadOnly: false,
   plansWithAddon: true,
   viewCheck: 'epoch',
   linux: true,

@@ -5,14 +5,16 @@
  * cordon's version and the addon's and helper's files (inode, size, mtime), each bwrap on the
  * search path, the spawn path, the chain, and the user-namespace, AppArmor and LSM settings. The
  * file lives in cordon's private dir (mode 0600, never shown to a confined command); a file that
- * is not ours, not private, unreadable or malformed is ignored, and `--reprobe` rewrites it.
+ * is not ours, not private, unreadable or malformed is ignored, and `--reprobe` rewrites it. What
+ * it names that the host will run is revalidated on every read (src/sandbox/probe/cached-programs.ts).
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { SandboxBackendName, SandboxCapabilities } from '../../policy/backends.js'
-import { helperPath, packageRoot } from '../../subprocess/native.js'
+import { helperPath, loadNative, packageRoot } from '../../subprocess/native.js'
 import { privateParent } from '../../subprocess/private-dirs/layout.js'
+import { cachedVerdictProblem, programIdentities } from './cached-programs.js'
 
 const SETTINGS = [
   '/proc/sys/kernel/random/boot_id',
@@ -77,7 +79,20 @@ function cacheFile(): string {
   return path.join(privateParent(), `probe-${process.getuid?.() ?? 'user'}.json`)
 }
 
-/** The cached verdict for `key`, or undefined (absent, stale, not ours, or malformed). */
+/** The kernel's Landlock ABI (through the addon), or undefined when it cannot be asked. */
+function kernelLandlockAbi(): number | undefined {
+  try {
+    const abi = loadNative().landlockAbi()
+    return abi >= 0 ? abi : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The cached verdict for `key`, or undefined (absent, stale, not ours, malformed, or naming a
+ * program that is not the trusted file recorded, or a Landlock ABI that is not the kernel's).
+ */
 export function readProbeCache(key: string): SandboxCapabilities | undefined {
   let text: string
   try {
@@ -90,12 +105,13 @@ export function readProbeCache(key: string): SandboxCapabilities | undefined {
     return undefined
   }
   try {
-    const entry = JSON.parse(text) as { key?: unknown; capabilities?: unknown }
+    const entry = JSON.parse(text) as { key?: unknown; capabilities?: unknown; programs?: unknown }
     if (entry.key !== key) return undefined
     const caps = entry.capabilities as SandboxCapabilities
     if (typeof caps !== 'object' || caps === null || !Array.isArray(caps.chain) || typeof caps.backends !== 'object')
       return undefined
-    return caps
+    // Every program it names must still be the trusted file probed, its ABI the kernel's.
+    return cachedVerdictProblem(caps, entry.programs, kernelLandlockAbi) === undefined ? caps : undefined
   } catch {
     return undefined
   }
@@ -104,9 +120,11 @@ export function readProbeCache(key: string): SandboxCapabilities | undefined {
 /** Writes the verdict for `key` (atomically, mode 0600); a failure to write is not an error. */
 export function writeProbeCache(key: string, capabilities: SandboxCapabilities): void {
   try {
+    const programs = programIdentities(capabilities)
+    if (programs === undefined) return // a program it names is not trusted: never cached
     const file = cacheFile()
     const temp = `${file}.${process.pid}.tmp`
-    fs.writeFileSync(temp, JSON.stringify({ key, capabilities }), { mode: 0o600, flag: 'w' })
+    fs.writeFileSync(temp, JSON.stringify({ key, capabilities, programs }), { mode: 0o600, flag: 'w' })
     fs.renameSync(temp, file)
   } catch {
     // No private dir, or a full disk: the next start probes again.

@@ -33,6 +33,7 @@ export function seatbeltHiddenSet(policy: SandboxPolicy, env: NodeJS.ProcessEnv 
 export const seatbeltBackend = {
   name: 'seatbelt',
   privateShm: false,
+  keepsHostProgramsReadOnly: true,
   plansWithAddon: false,
   viewCheck: 'none',
   linux: false,

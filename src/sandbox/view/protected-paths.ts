@@ -113,6 +113,19 @@ function gitPlaces(gitDir: string, out: ProtectedPath[], stamp: (p: string) => f
   walk(modules, 0)
 }
 
+/**
+ * The package and its dependencies, protected whatever the policy says: the host runs them next
+ * (src/sandbox/view/host-programs.ts moves such a plan to a backend that binds them read-only).
+ */
+function packagePlaces(packageRoot: string, candidates: ProtectedPath[], mustNotAppear: string[]): void {
+  candidates.push({ path: packageRoot, kind: 'dir', origin: 'cordon' })
+  const deps = dependencyPlaces(packageRoot)
+  for (const dep of deps.found) candidates.push({ path: dep, kind: 'dir', origin: 'cordon' })
+  // Where Node would look for a dependency before (or instead of) where it is: a module planted
+  // there (node-pty when it is not installed, say) would be what the next cordon loads.
+  mustNotAppear.push(...deps.before)
+}
+
 /** The protected paths of `policy` that lie inside its writable roots (root, extras). */
 export function protectedSetFor(
   policy: SandboxPolicy,
@@ -129,6 +142,7 @@ export function protectedSetFor(
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
   const mustNotAppear: string[] = []
   const mustStay: Array<{ path: string; target: string }> = []
+  packagePlaces(packageRoot, candidates, mustNotAppear)
   if (policy.protectedDefaults !== false) {
     for (const root of roots) {
       for (const checkout of checkoutsIn(root, stamp)) {
@@ -146,12 +160,6 @@ export function protectedSetFor(
         }
       }
     }
-    candidates.push({ path: packageRoot, kind: 'dir', origin: 'cordon' })
-    const deps = dependencyPlaces(packageRoot)
-    for (const dep of deps.found) candidates.push({ path: dep, kind: 'dir', origin: 'cordon' })
-    // Where Node would look for a dependency before (or instead of) where it is: a module planted
-    // there (node-pty when it is not installed, say) would be what the next cordon loads.
-    mustNotAppear.push(...deps.before)
     // npm's link to the CLI beside the package (what `npx cordon` runs): not mountable (a mount
     // lands on its target), so it is made again after the run if the run changed it.
     const bin = path.join(path.dirname(packageRoot), '.bin', 'cordon')

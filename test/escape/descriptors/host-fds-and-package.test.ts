@@ -28,6 +28,7 @@ import {
   markerJs,
   plant,
   protectedGoverned,
+  REFUSED_PLAN,
 } from '../host/installed-package.js'
 import { LIST_SESSION_FDS, sessionFds, WIDEN_HELD_RULESETS, widenedFds } from './fd-probes.js'
 
@@ -330,7 +331,7 @@ describe('B: the installed package, planted from a confined workspace-write comm
   for (const backend of ['none', ...TEST_BACKENDS] as const) {
     const title = backend === 'none' ? 'control: the plant made unconfined runs in the later cordon' : backend
     describe(title, () => {
-      let governed: boolean | undefined
+      let governed: boolean | 'refused' | undefined
       for (const attack of PACKAGE_ATTACKS)
         it(attack.name, async (ctx) => {
           if (backend !== 'none') await needBackend(ctx, backend)
@@ -342,6 +343,12 @@ describe('B: the installed package, planted from a confined workspace-write comm
             return
           }
           governed ??= protectedGoverned(installed, backend as SandboxBackendName)
+          // A backend that cannot keep the package read-only (Landlock) is refused the plan: nothing ran.
+          if (governed === 'refused') {
+            expect(planted.output, 'the plan is refused (STATE_IN_GRANT)').toMatch(REFUSED_PLAN)
+            expect(effect, `BREAK under ${backend} (plan refused, yet the plant took):\n${planted.output}`).toBe(false)
+            return
+          }
           // A backend that admits the protected class ungoverned (Landlock: a subpath of a writable
           // root cannot be made read-only; the run says partial) holds by its account.
           if (!governed) {

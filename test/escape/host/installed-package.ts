@@ -121,24 +121,36 @@ export function plant(
   return { status: r.status, output: `${r.stdout}${r.stderr}` }
 }
 
-/** Whether the installed copy's protected class is governed by `backend` for this workspace (the account's verdict for `user`). */
+/** What a refused plan prints: a backend that cannot keep the package read-only inside the root (STATE_IN_GRANT). */
+export const REFUSED_PLAN = /cannot keep it so inside a writable root/
+
+/**
+ * Whether the installed copy's protected class is governed by `backend` for this workspace (the
+ * account's verdict for `user`), or `refused`: the backend cannot keep the package read-only, so
+ * the plan is refused (STATE_IN_GRANT) and nothing runs.
+ */
 export function protectedGoverned(
   installed: Installed,
   backend: SandboxBackendName,
   user: AttackUser = 'root',
-): boolean {
+): boolean | 'refused' {
   const driver = `
 const { LocalSandbox } = await import(${JSON.stringify(path.join(installed.pkg, 'dist', 'index.js'))})
 const sb = await LocalSandbox.create({ backends: [${JSON.stringify(backend)}] })
-const c = sb.confine({ argv: ['/bin/true'], cwd: ${JSON.stringify(installed.root)}, graceMs: 500,
-  stdio: { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' } },
-  { mode: 'workspace-write', workspaceRoot: ${JSON.stringify(installed.root)}, sessionId: 'host-fds' })
-process.stdout.write(JSON.stringify(c.plan.account.classes.protected))
+try {
+  const c = sb.confine({ argv: ['/bin/true'], cwd: ${JSON.stringify(installed.root)}, graceMs: 500,
+    stdio: { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' } },
+    { mode: 'workspace-write', workspaceRoot: ${JSON.stringify(installed.root)}, sessionId: 'host-fds' })
+  process.stdout.write(JSON.stringify(c.plan.account.classes.protected))
+} catch (e) {
+  if (e.code !== 'STATE_IN_GRANT') throw e
+  process.stdout.write(JSON.stringify({ governed: 'refused' }))
+}
 await sb.dispose()`
   const argv = as(user, [process.execPath, '--input-type=module', '-e', driver])
   const r = spawnSync(argv[0] as string, argv.slice(1), { env: ENV(installed.base), encoding: 'utf8', timeout: 60_000 })
   if (r.status !== 0) throw new Error(`the verdict driver failed (${r.status}): ${r.stderr}`)
-  return (JSON.parse(r.stdout) as { governed: boolean }).governed
+  return (JSON.parse(r.stdout) as { governed: boolean | 'refused' }).governed
 }
 
 /** Runs the installed copy's CLI (or `argv` as given) unconfined as `user`; true when the planted code ran. */

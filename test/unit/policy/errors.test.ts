@@ -9,7 +9,10 @@ import {
   InvalidRequestError,
   isAbortedError,
   isRootChangedError,
+  isStateInGrantError,
   ROOT_CHANGED,
+  STATE_IN_GRANT,
+  StateInGrantError,
   RootChangedError,
   SandboxUnavailableError,
   SpawnError,
@@ -203,6 +206,18 @@ describe('AbortedError', () => {
     expect(isAbortedError(foreign)).toBe(true)
     expect(isAbortedError(Object.assign(new Error('x'), { name: 'AbortedError', code: 'OTHER' }))).toBe(false)
     expect(isAbortedError(new Error('aborted before spawn: x'))).toBe(false)
+  })
+})
+
+describe('StateInGrantError', () => {
+  it('names the root, what of cordon lies in it and why; a cross-realm brand', () => {
+    const e = new StateInGrantError('/h/.cache', '/h/.cache/cordon', 'it is private')
+    expect(e).toMatchObject({ name: 'StateInGrantError', code: STATE_IN_GRANT, root: '/h/.cache' })
+    expect(e.message).toMatch(/\/h\/\.cache holds \/h\/\.cache\/cordon: it is private; nothing was run/)
+    expect(isStateInGrantError(vm.runInNewContext('({ name: "StateInGrantError", code: "STATE_IN_GRANT" })'))).toBe(
+      true,
+    )
+    expect(isStateInGrantError(new Error('x'))).toBe(false)
   })
 })
 

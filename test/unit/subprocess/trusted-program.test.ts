@@ -78,6 +78,20 @@ describe('checkTrustedProgram', () => {
     expect(checkTrustedProgram(path.join(safe, 'prog')).ok).toBe(false)
   })
 
+  it('a root-owned directory symlink on the way (merged /usr: /bin -> usr/bin) is not "writable by others"', () => {
+    const links = path.join(base, 'dir-links')
+    fs.mkdirSync(links)
+    const target = program('via-dir-link')
+    fs.symlinkSync(path.dirname(target), path.join(links, 'bin'))
+    expect(checkTrustedProgram(path.join(links, 'bin', path.basename(target)))).toMatchObject({ ok: true })
+    if (uid !== 0) return // only root can give a link away
+    fs.lchownSync(path.join(links, 'bin'), 12345, 12345)
+    expect(checkTrustedProgram(path.join(links, 'bin', path.basename(target)))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/owned by uid 12345/),
+    })
+  })
+
   it('refuses relative paths, directories and non-executables', () => {
     expect(checkTrustedProgram('bwrap').ok).toBe(false)
     expect(checkTrustedProgram(base).ok).toBe(false)
