@@ -4,6 +4,7 @@
  */
 import { constants as osConstants } from 'node:os'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
+import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { isWithin } from '../sandbox/facts.js'
 import { writeRemedy } from '../sandbox/remedy.js'
@@ -50,7 +51,8 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   if (paths.length === 0) {
     return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`
   }
-  const what = `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode`
+  // The paths come from the command's output: shown escaped, so none can act on the terminal.
+  const what = `cordon: sandbox denied a write to ${paths.map((p) => displayLine(p)).join(', ')} under ${facts.mode} mode`
   // Under workspace-write a refusal inside a writable root is a protected path's.
   const writable = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
   const inside = (p: string) => writable.some((r) => isWithin(p, r))
@@ -64,9 +66,12 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   }
   const remedy = writeRemedy(policy, paths)
   if (remedy.unreachable.length > 0) {
-    return `${what}; no writable root can allow ${remedy.unreachable.join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
+    return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
   }
-  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${shellQuote(r)}`)]
+  const flags = [
+    '--mode workspace-write',
+    ...remedy.writableRoots.map((r) => `--writable ${displayLine(shellQuote(r))}`),
+  ]
   return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
 }
 
