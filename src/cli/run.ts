@@ -9,7 +9,7 @@ import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { isWithin } from '../sandbox/facts.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.js'
-import { TerminalOutputFilter } from './terminal-filter.js'
+import { outputFilterFor } from './terminal-filter.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
@@ -99,17 +99,16 @@ export function commandOf(words: readonly string[]): string {
 
 /** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
 function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdout' | 'stderr') => void {
-  const isTty = (s: unknown) => (s as { isTTY?: boolean }).isTTY === true
   // Each stream (and its filter) is made on its first chunk: a command that prints nothing costs none.
-  const filters: Partial<Record<'stdout' | 'stderr', TerminalOutputFilter | null>> = {}
+  const filters: Partial<Record<'stdout' | 'stderr', ((text: string) => string) | null>> = {}
   return (chunk, stream) => {
     const out = stream === 'stdout' ? io.stdout : io.stderr
     let f = filters[stream]
     if (f === undefined) {
-      f = filter && isTty(out) ? new TerminalOutputFilter() : null
+      f = outputFilterFor(out as { isTTY?: boolean }, !filter) ?? null
       filters[stream] = f
     }
-    out.write(f ? f.write(chunk) : chunk)
+    out.write(f ? f(chunk) : chunk)
   }
 }
 
@@ -148,11 +147,9 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   }
   if (values.tty) {
     if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
-    const command = positionals.map(shellQuote).join(' ')
-    return runInTerminal(
-      { argv: ['bash', '-c', command], flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false },
-      io,
-    )
+    const argv = ['bash', '-c', positionals.map(shellQuote).join(' ')]
+    const rawOutput = values['raw-output'] === true
+    return runInTerminal({ argv, flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false, rawOutput }, io)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined
