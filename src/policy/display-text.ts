@@ -72,21 +72,42 @@ export function escapeDisplayText(s: string): string {
 /** The default bound of one displayed line, in characters after escaping. */
 export const MAX_DISPLAY_LINE = 500
 
+/** Where the code point that ends just before `i` starts (a pair is one; a lone surrogate is its own). */
+function codePointStartBefore(s: string, i: number): number {
+  const low = s.charCodeAt(i - 1)
+  const paired = low >= 0xdc00 && low <= 0xdfff && i >= 2 && (s.codePointAt(i - 2) as number) > 0xffff
+  return paired ? i - 2 : i - 1
+}
+
+/** The escaped text of `s` from its start (or, `fromEnd`, its end) within `budget` characters, and how much of `s` it shows. */
+function escapedWithin(s: string, budget: number, fromEnd: boolean): { text: string; shown: number } {
+  const pieces: string[] = []
+  let length = 0
+  let shown = 0
+  while (shown < s.length) {
+    const start = fromEnd ? codePointStartBefore(s, s.length - shown) : shown
+    const cp = s.codePointAt(start) as number
+    const size = fromEnd ? s.length - shown - start : cp > 0xffff ? 2 : 1
+    const piece = needsEscape(cp) ? escapeOf(cp) : s.slice(start, start + size)
+    if (length + piece.length > budget) break
+    pieces.push(piece)
+    length += piece.length
+    shown += size
+  }
+  return { text: (fromEnd ? pieces.reverse() : pieces).join(''), shown }
+}
+
 /**
- * `s` as one line a person can read: escaped as escapeDisplayText does, the newline too, and cut
- * after `max` characters with a visible `…[N more characters]` (N counts the original text).
+ * `s` as one line a person can read: escaped as escapeDisplayText does, the newline too. Longer
+ * than `max` characters, it shows its start and its end around a visible `…[N characters not
+ * shown]…` (N counts the original text), so what a long line ends with is never hidden.
  */
 export function displayLine(s: string, max = MAX_DISPLAY_LINE): string {
-  let out = ''
-  let shown = 0
-  forEachCodePoint(s, (cp, text) => {
-    const piece = needsEscape(cp) ? escapeOf(cp) : text
-    if (out.length + piece.length > max) return false
-    out += piece
-    shown += text.length
-    return true
-  })
-  return shown < s.length ? `${out}…[${s.length - shown} more characters]` : out
+  const whole = escapedWithin(s, max, false)
+  if (whole.shown === s.length) return whole.text
+  const head = escapedWithin(s, Math.ceil((max * 2) / 3), false)
+  const tail = escapedWithin(s.slice(head.shown), Math.floor(max / 3), true)
+  return `${head.text}…[${s.length - head.shown - tail.shown} characters not shown]…${tail.text}`
 }
 
 /** Bounds of displayBlock. */

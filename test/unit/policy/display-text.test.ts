@@ -53,12 +53,13 @@ describe('displayLine', () => {
     expect(displayLine(forged)).toBe('fix the build\\n  command: git status')
   })
 
-  it('bounds a very long line and says how much is not shown', () => {
-    const long = `${'a'.repeat(100_000)}\x1b`
+  it('bounds a very long line: its start and its end around how much is not shown', () => {
+    const long = `git status ${'a'.repeat(100_000)}; rm -rf ~\x1b`
     const shown = displayLine(long, 500)
-    expect(shown).toMatch(/^a{500}…\[99501 more characters\]$/)
-    // An escape is never cut in half.
-    expect(displayLine('ab\x1b', 4)).toBe('ab…[1 more characters]')
+    expect(shown).toMatch(/^git status a{323}…\[99525 characters not shown\]…a{152}; rm -rf ~\\x1b$/)
+    // An escape or a surrogate pair is never cut in half.
+    expect(displayLine('ab\x1bcdefgh\x1b', 6)).toBe('ab…[8 characters not shown]…')
+    expect(displayLine(`${'😀'.repeat(10)}`, 6)).toBe('😀😀…[14 characters not shown]…😀')
   })
 })
 
@@ -84,7 +85,7 @@ describe('displayBlock', () => {
 
   it('each line of a block is bounded', () => {
     const shown = displayBlock(`x\n${'b'.repeat(10_000)}`, { maxLineLength: 100 })
-    expect(shown.split('\n')[2]).toBe(`| ${'b'.repeat(100)}…[9900 more characters]`)
+    expect(shown.split('\n')[2]).toBe(`| ${'b'.repeat(67)}…[9900 characters not shown]…${'b'.repeat(33)}`)
   })
 })
 
@@ -132,6 +133,18 @@ describe('property: nothing a terminal acts on survives', () => {
             .slice(1)
             .every((l) => l.startsWith(BLOCK_QUOTE) || l.startsWith('… '))
         )
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('a bounded line keeps its bound, holds no raw control and no half of an escape or a pair', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 4, max: 40 }), (s, max) => {
+        const line = displayLine(s, max)
+        const visible = line.replace(/…\[\d+ characters not shown\]…/, '')
+        // A pair cut in half would leave a lone surrogate, which holdsRawControl reports.
+        return !holdsRawControl(line) && visible.length <= max
       }),
       { numRuns: 2000 },
     )
