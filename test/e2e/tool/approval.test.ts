@@ -111,6 +111,16 @@ describe('approval digest over a real sandbox', async () => {
     },
   )
 
+  it.skipIf(!usable)('the policy handed to the approver cannot be widened in place', async () => {
+    const file = target()
+    const { tool } = toolAnswering((r) => {
+      expect(() => Object.assign(r.policy, { mode: 'danger-full-access' })).toThrow(TypeError)
+      return { outcome: 'allowed-once', digest: r.digest }
+    })
+    const r = await tool.execute(retry(`touch ${file}`), call)
+    expect(r).toMatchObject({ isError: false, result: { sandbox: { mode: 'workspace-write' } } })
+  })
+
   it.skipIf(!usable)('a byte changed between the prompt and the run (after the answer) is refused', async () => {
     const file = target()
     // An executor whose resolve changes one byte of the command: what would run is not what was approved.
