@@ -15,7 +15,7 @@ import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 import { runInTerminal, type TerminalIo } from './shell.js'
-import { shellQuote } from './shell-quote.js'
+import { displayShellWord, shellQuote } from './shell-quote.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
 /** `cordon run --help`. */
@@ -68,10 +68,7 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   if (remedy.unreachable.length > 0) {
     return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
   }
-  const flags = [
-    '--mode workspace-write',
-    ...remedy.writableRoots.map((r) => `--writable ${displayLine(shellQuote(r))}`),
-  ]
+  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${displayShellWord(r)}`)]
   return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
 }
 

@@ -95,7 +95,7 @@ describe('denialLine', () => {
     fs.mkdirSync(hostile)
     const line = denialLine(denied([`${hostile}/f`]), policy) as string
     expect(line).toContain(`${dir}/a\\r\\x1b[2Kok\\u202e\\n/f under read-only mode`)
-    expect(line).toContain(`--writable '${dir}/a\\r\\x1b[2Kok\\u202e\\n'`)
+    expect(line).toContain(`--writable $'${dir}/a\\r\\x1b[2Kok\\u202e\\n'`)
     const unreachable = denialLine(denied(['/etc/\x9bx']), policy) as string
     expect(unreachable).toContain('no writable root can allow /etc/\\x9bx (')
     for (const text of [line, unreachable]) {
