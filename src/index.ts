@@ -139,9 +139,15 @@ export {
   type ToolErrorCode,
 } from './tool/tool-error-codes.js'
 export {
+  answerOutcome,
+  approvalDigest,
   describeApprovalRequest,
   type Approval,
+  type ApprovalAnswer,
+  type ApprovalDisplay,
   type ApprovalRequest,
+  type ApprovalSubject,
   type PrecedingFailure,
 } from './tool/approval.js'
+export { displayBlock, displayLine, escapeDisplayText } from './policy/display-text.js'
 export type { ApprovalOutcome } from './policy/widen.js'

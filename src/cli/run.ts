@@ -4,17 +4,18 @@
  */
 import { constants as osConstants } from 'node:os'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
+import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { isWithin } from '../sandbox/facts.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.js'
-import { TerminalOutputFilter } from './terminal-filter.js'
+import { outputFilterFor } from './terminal-filter.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 import { runInTerminal, type TerminalIo } from './shell.js'
-import { shellQuote } from './shell-quote.js'
+import { displayShellWord, shellQuote } from './shell-quote.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
 /** `cordon run --help`. */
@@ -50,7 +51,8 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   if (paths.length === 0) {
     return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`
   }
-  const what = `cordon: sandbox denied a write to ${paths.join(', ')} under ${facts.mode} mode`
+  // The paths come from the command's output: shown escaped, so none can act on the terminal.
+  const what = `cordon: sandbox denied a write to ${paths.map((p) => displayLine(p)).join(', ')} under ${facts.mode} mode`
   // Under workspace-write a refusal inside a writable root is a protected path's.
   const writable = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
   const inside = (p: string) => writable.some((r) => isWithin(p, r))
@@ -64,9 +66,9 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
   }
   const remedy = writeRemedy(policy, paths)
   if (remedy.unreachable.length > 0) {
-    return `${what}; no writable root can allow ${remedy.unreachable.join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
+    return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
   }
-  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${shellQuote(r)}`)]
+  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${displayShellWord(r)}`)]
   return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
 }
 
@@ -94,17 +96,16 @@ export function commandOf(words: readonly string[]): string {
 
 /** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
 function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdout' | 'stderr') => void {
-  const isTty = (s: unknown) => (s as { isTTY?: boolean }).isTTY === true
   // Each stream (and its filter) is made on its first chunk: a command that prints nothing costs none.
-  const filters: Partial<Record<'stdout' | 'stderr', TerminalOutputFilter | null>> = {}
+  const filters: Partial<Record<'stdout' | 'stderr', ((text: string) => string) | null>> = {}
   return (chunk, stream) => {
     const out = stream === 'stdout' ? io.stdout : io.stderr
     let f = filters[stream]
     if (f === undefined) {
-      f = filter && isTty(out) ? new TerminalOutputFilter() : null
+      f = outputFilterFor(out as { isTTY?: boolean }, !filter) ?? null
       filters[stream] = f
     }
-    out.write(f ? f.write(chunk) : chunk)
+    out.write(f ? f(chunk) : chunk)
   }
 }
 
@@ -143,11 +144,9 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   }
   if (values.tty) {
     if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
-    const command = positionals.map(shellQuote).join(' ')
-    return runInTerminal(
-      { argv: ['bash', '-c', command], flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false },
-      io,
-    )
+    const argv = ['bash', '-c', positionals.map(shellQuote).join(' ')]
+    const rawOutput = values['raw-output'] === true
+    return runInTerminal({ argv, flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false, rawOutput }, io)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined

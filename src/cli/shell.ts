@@ -19,6 +19,7 @@ import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
+import { outputFilterFor } from './terminal-filter.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 import { childProcess } from '../subprocess/lazy-builtins.js'
 
@@ -37,6 +38,8 @@ Options:
 ${POLICY_HELP.split('\n')
   .filter((line) => !line.includes('--json'))
   .join('\n')}
+      --raw-output       pass every escape sequence to your terminal (by default clipboard writes,
+                         title changes, terminal queries and DCS/APC strings are dropped)
   -h, --help             this help
 `
 
@@ -92,13 +95,14 @@ const ENDING_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const
 export async function relayTerminal(
   terminal: SubprocessTerminalHandle,
   io: TerminalIo,
-  options: { timeoutMs?: number | undefined } = {},
+  options: { timeoutMs?: number | undefined; filter?: ((text: string) => string) | undefined } = {},
 ): Promise<number> {
   // Through the iterator, so a slow terminal on the person's side pauses the program (the
   // iterator's high-water mark) instead of piling output up in memory.
   const output = (async () => {
     for await (const text of terminal) {
-      if (!io.stdout.write(text)) await new Promise((resolve) => io.stdout.once('drain', resolve))
+      if (!io.stdout.write(options.filter ? options.filter(text) : text))
+        await new Promise((resolve) => io.stdout.once('drain', resolve))
     }
   })()
   const raw = io.stdin.isTTY === true && typeof io.stdin.setRawMode === 'function'
@@ -163,6 +167,8 @@ export interface TerminalRun {
   flags: PolicyFlags
   timeoutMs?: number | undefined
   banner: boolean
+  /** Pass every escape sequence to the person's terminal (`--raw-output`); default: filtered. */
+  rawOutput?: boolean | undefined
 }
 
 /** Runs `run.argv` on a cordon terminal relayed to `io`, confined by policy; returns the exit status. */
@@ -181,7 +187,8 @@ export async function runInTerminal(run: TerminalRun, io: TerminalIo): Promise<n
       )
     }
     const terminal = await runtime.spawnTerminal(confined.spec)
-    return await relayTerminal(terminal, io, { timeoutMs: run.timeoutMs })
+    const filter = outputFilterFor(io.stdout, run.rawOutput === true)
+    return await relayTerminal(terminal, io, { timeoutMs: run.timeoutMs, filter })
   } finally {
     await runtime.dispose()
     await sandbox.dispose()
@@ -190,7 +197,7 @@ export async function runInTerminal(run: TerminalRun, io: TerminalIo): Promise<n
 
 /** Runs the `shell` verb; returns the exit status. */
 export async function shellVerb(args: string[], io: TerminalIo): Promise<number> {
-  const { values, positionals } = parseWith(args, {})
+  const { values, positionals } = parseWith(args, { 'raw-output': { type: 'boolean' } })
   if (values.help) {
     io.stdout.write(SHELL_HELP)
     return 0
@@ -198,5 +205,5 @@ export async function shellVerb(args: string[], io: TerminalIo): Promise<number>
   if (values.json) throw new UsageError('shell: --json does not apply to an interactive terminal')
   const flags = policyFrom(values)
   const argv = positionals.length > 0 ? positionals : [process.env.SHELL || 'bash']
-  return runInTerminal({ argv, flags, banner: true }, io)
+  return runInTerminal({ argv, flags, banner: true, rawOutput: values['raw-output'] === true }, io)
 }

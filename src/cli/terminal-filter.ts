@@ -5,11 +5,20 @@
  * status, device attributes, window reports) make the terminal type a reply into the person's
  * input. `cordon run` on a terminal drops those (a flag turns the filter off) and keeps the rest:
  * colours, cursor movement, erasing. The filter is a state machine over characters, so a sequence split
- * across chunks is still recognised, and at most one unfinished sequence is held back.
+ * across chunks is still recognised, and at most one unfinished sequence is held back. It knows
+ * the C1 forms too: a terminal that reads UTF-8 acts on U+009B as on `ESC [`, U+009D as OSC,
+ * U+0090 DCS, U+009F APC, U+009E PM, U+0098 SOS, and U+009C ends a string as `ESC \` does (the
+ * output reaches the filter decoded, so the bytes C2 9B are the one character U+009B).
  */
 
 const ESC = 0x1b
 const BEL = 0x07
+/** C1 CSI (U+009B, bytes C2 9B in UTF-8). */
+const CSI_C1 = 0x9b
+/** C1 ST (U+009C): ends an OSC, DCS, APC, PM or SOS string. */
+const ST_C1 = 0x9c
+/** The C1 introducers of strings: DCS, SOS, PM, OSC, APC. */
+const STRING_C1 = new Set([0x90, 0x98, 0x9e, 0x9d, 0x9f])
 
 /** The CSI final bytes whose sequences make the terminal answer or act on its window: dropped. */
 const CSI_DROPPED = new Set([
@@ -24,6 +33,16 @@ const CSI_DROPPED = new Set([
 const MAX_HELD = 4096
 
 type State = 'text' | 'esc' | 'csi' | 'string' | 'string-esc'
+
+/** The finals after ESC that start a string: ] (OSC), P (DCS), _ (APC), ^ (PM), X (SOS). */
+const STRING_ESC = new Set([0x5d, 0x50, 0x5f, 0x5e, 0x58])
+
+/** The state a character in plain text starts: a sequence's (ESC, C1 CSI, a C1 string), else undefined. */
+function introducedBy(code: number): State | undefined {
+  if (code === ESC) return 'esc'
+  if (code === CSI_C1) return 'csi'
+  return STRING_C1.has(code) ? 'string' : undefined
+}
 
 /** One stream's filter: feed chunks, get what may be shown. */
 export class TerminalOutputFilter {
@@ -52,18 +71,20 @@ export class TerminalOutputFilter {
 
   private step(byte: number, out: number[]): void {
     switch (this.state) {
-      case 'text':
-        if (byte === ESC) {
-          this.state = 'esc'
+      case 'text': {
+        const started = introducedBy(byte)
+        if (started === undefined) out.push(byte)
+        else {
+          this.state = started
           this.held = [byte]
-        } else out.push(byte)
+        }
         return
+      }
       case 'esc':
         this.held.push(byte)
         if (byte === 0x5b)
           this.state = 'csi' // ESC [
-        else if (byte === 0x5d || byte === 0x50 || byte === 0x5f || byte === 0x5e || byte === 0x58)
-          this.state = 'string' // ESC ] (OSC), P (DCS), _ (APC), ^ (PM), X (SOS)
+        else if (STRING_ESC.has(byte)) this.state = 'string'
         else this.flush(out) // a two-byte escape (ESC 7, ESC c…): kept
         return
       case 'csi':
@@ -75,7 +96,7 @@ export class TerminalOutputFilter {
         return
       case 'string':
         this.held.push(byte)
-        if (byte === BEL) this.drop()
+        if (byte === BEL || byte === ST_C1) this.drop()
         else if (byte === ESC) this.state = 'string-esc'
         return
       case 'string-esc':
@@ -105,4 +126,14 @@ function fromCodes(codes: readonly number[]): string {
   let s = ''
   for (let i = 0; i < codes.length; i += 8192) s += String.fromCharCode(...codes.slice(i, i + 8192))
   return s
+}
+
+/**
+ * The filter for what a relay writes to `out`, as `cordon run` applies it: none with `raw`
+ * (`--raw-output`) or when `out` is not a terminal (a file or a pipe gets every byte).
+ */
+export function outputFilterFor(out: { isTTY?: boolean }, raw: boolean): ((text: string) => string) | undefined {
+  if (raw || out.isTTY !== true) return undefined
+  const filter = new TerminalOutputFilter()
+  return (text) => filter.write(text)
 }

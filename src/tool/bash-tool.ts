@@ -10,10 +10,11 @@ import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
-import type { SandboxMode } from '../policy/vocabulary.js'
+import type { SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import {
   ESCALATION_TARGETS,
   ESCALATION_TEXTS,
+  type EscalationTarget,
   escalationOutcome,
   narrowestWiderMode,
   validateEscalationArgs,
@@ -22,6 +23,7 @@ import {
 import { renderResult } from '../shell/exit-status.js'
 import { spawnFailureText } from '../shell/spawn-failure.js'
 import type { ShellExecSpec, ShellProcess, ShellRunResult, ToolExecution } from '../shell/types.js'
+import { APPROVAL_ANSWER_TEXTS, answerOutcome, approvalDigest, approvalDisplay } from './approval.js'
 import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
 import type { JobInfo, JobOwner } from './jobs.js'
 import {
@@ -114,9 +116,79 @@ function startedText(job: JobInfo): string {
   return `Started background job ${job.id}.\nRead its output with job_output({"job_id":${id}}); stop it with job_kill({"job_id":${id}}).`
 }
 
+/** A retry the person approved: the policy it runs under and the digest their answer named. */
+interface ApprovedRetry {
+  policy: SandboxExecutionPolicy
+  digest: string
+}
+
+/** Where a retry would run: its directory, the call's workspace root and its mode without approval. */
+interface RetryPlace {
+  workdir: string
+  root: string
+  currentMode: SandboxMode
+}
+
+/**
+ * Asks the approval port about one strictly-wider retry and checks the answer: the retry's policy
+ * and digest when it allows exactly the request shown, else the tool error to return.
+ */
+async function approveRetry(
+  context: BashToolContext,
+  ask: { mode: EscalationTarget; justification: string; command: string; background: boolean },
+  call: ToolCall,
+  place: RetryPlace,
+): Promise<ApprovedRetry | BashToolResult> {
+  const { approval, failures } = context
+  const target = ask.mode
+  const notWider = wideningError(place.currentMode, target)
+  if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
+  if (!approval) return toolError(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
+  if (call.agent === undefined) return toolError(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
+  let policy: SandboxExecutionPolicy
+  try {
+    policy = resolvePolicy({
+      cwd: place.workdir,
+      workspaceRoot: place.root,
+      defaultMode: context.executor.sandboxMode,
+      sessionMode: call.sessionMode,
+      approvedMode: target,
+      sessionId: call.sessionId,
+    })
+  } catch (error) {
+    return failureResult(error, call)
+  }
+  const owner: JobOwner = { sessionId: call.sessionId, agent: call.agent }
+  const fields = {
+    agent: call.agent,
+    toolName: 'bash' as const,
+    callId: call.callId,
+    reason: ESCALATION_TEXTS.approvalReason(target, ask.justification),
+    signal: call.signal,
+    command: ask.command,
+    workdir: place.workdir,
+    currentMode: place.currentMode,
+    requestedMode: target,
+    justification: ask.justification,
+    runInBackground: ask.background,
+    precedingFailure: failures.precedingFailure(owner, ask.command),
+    sessionId: call.sessionId,
+    policy,
+  }
+  const digest = approvalDigest({ command: ask.command, workdir: place.workdir, policy })
+  const answered = answerOutcome(
+    await approval.request({ ...fields, digest, display: approvalDisplay(fields) }),
+    digest,
+  )
+  if ('error' in answered) return toolError(answered.error, 'ESCALATION_REFUSED')
+  const decided = escalationOutcome(target, answered.outcome)
+  if (!decided.granted) return toolError(decided.error, 'ESCALATION_REFUSED')
+  return { policy, digest }
+}
+
 /** Builds the bash tool of one tool set (shared state in `context`); createBashTools uses it. */
 export function bashToolIn(context: BashToolContext): BashTool {
-  const { executor, approval, jobs, failures } = context
+  const { executor, jobs, failures } = context
   const sandboxed = executor.sandboxMode !== undefined
   // The schema offered to the model; the parser accepts the escalation fields always, to refuse them by name.
   const offered = z.object(sandboxed ? { ...BASE_ARGS, ...ESCALATION_ARGS } : BASE_ARGS)
@@ -196,47 +268,32 @@ export function bashToolIn(context: BashToolContext): BashTool {
       const defaultMode = executor.sandboxMode
       const currentMode = call.sessionMode ?? defaultMode
 
-      let approvedMode: SandboxMode | undefined
+      let approved: ApprovedRetry | undefined
       if (check.escalation && currentMode !== undefined) {
-        const target = check.escalation.mode
-        const notWider = wideningError(currentMode, target)
-        if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
-        if (!approval) return toolError(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
-        if (call.agent === undefined) return toolError(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
-        const outcome = await approval.request({
-          agent: call.agent,
-          toolName: 'bash',
-          callId: call.callId,
-          reason: ESCALATION_TEXTS.approvalReason(target, check.escalation.justification),
-          signal: call.signal,
-          command: args.command,
+        const asked = await approveRetry(context, { ...check.escalation, command: args.command, background }, call, {
           workdir,
+          root,
           currentMode,
-          requestedMode: target,
-          justification: check.escalation.justification,
-          runInBackground: background,
-          precedingFailure: failures.precedingFailure(owner, args.command),
-          sessionId: call.sessionId,
         })
-        const decided = escalationOutcome(target, outcome)
-        if (!decided.granted) return toolError(decided.error, 'ESCALATION_REFUSED')
-        approvedMode = decided.mode
+        if ('content' in asked) return asked
+        approved = asked
       }
       // Nothing spawns after a late abort (also not a background job: it is checked before it starts).
       if (call.signal?.aborted) return toolError('tool call aborted', 'TOOL_ABORTED')
 
       let spec: ShellExecSpec
       try {
-        const sandboxPolicy = sandboxed
-          ? resolvePolicy({
-              cwd: workdir,
-              workspaceRoot: root,
-              defaultMode,
-              sessionMode: call.sessionMode,
-              approvedMode,
-              sessionId: call.sessionId,
-            })
-          : undefined
+        const sandboxPolicy = approved
+          ? approved.policy
+          : sandboxed
+            ? resolvePolicy({
+                cwd: workdir,
+                workspaceRoot: root,
+                defaultMode,
+                sessionMode: call.sessionMode,
+                sessionId: call.sessionId,
+              })
+            : undefined
         const execution: ToolExecution = { sessionId: call.sessionId, callId: call.callId, agent: call.agent }
         spec = executor.resolve({
           command: args.command,
@@ -250,6 +307,10 @@ export function bashToolIn(context: BashToolContext): BashTool {
         })
       } catch (error) {
         return failureResult(error, call)
+      }
+      // What runs is what the person approved: one changed byte of command, workdir or policy refuses.
+      if (approved && approvalDigest({ ...spec, policy: spec.sandboxPolicy }) !== approved.digest) {
+        return toolError(APPROVAL_ANSWER_TEXTS.otherDigest, 'ESCALATION_REFUSED')
       }
       return background ? startJob(spec, call, owner) : runForeground(spec, call, owner)
     },

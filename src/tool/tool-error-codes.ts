@@ -26,7 +26,7 @@ export const BASH_TOOL_ERROR_CODES = [
   'ESCALATION_NOT_WIDER',
   /** No approval service or no agent to route the approval through. */
   'ESCALATION_UNAVAILABLE',
-  /** The user rejected or cancelled the approval, or no channel could ask. */
+  /** The user rejected or cancelled the approval, no channel could ask, or the answer did not name the digest of what would run. */
   'ESCALATION_REFUSED',
 ] as const
 

@@ -58,6 +58,18 @@ describe('cordon CLI', async () => {
     expect(existsSync(target)).toBe(false)
   })
 
+  it.skipIf(!usable)("a denied path from the run's output is shown escaped on cordon's own line", () => {
+    // The name carries an erase-line and a bidi override: printed raw they would garble the line.
+    const name = 'x\x1b[2K\u202eok'
+    const r = cordon(['run', '--', 'sh', '-c', `echo hi > '${join(outside, name)}'`])
+    expect(r.status).toBe(2)
+    const line = r.stderr.split('\n').find((l) => l.startsWith('cordon: sandbox denied'))
+    expect(line).toBe(
+      `cordon: sandbox denied a write to ${outside}/x\\x1b[2K\\u202eok under read-only mode; to allow it: --mode workspace-write --writable ${outside} (or --mode danger-full-access)`,
+    )
+    expect(existsSync(join(outside, name))).toBe(false)
+  })
+
   it.skipIf(!usable)('--writable allows exactly that directory, and partial enforcement is said', () => {
     const target = join(outside, 'w')
     const r = cordon([

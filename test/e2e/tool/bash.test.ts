@@ -19,12 +19,19 @@ function answerer(outcome: ApprovalOutcome) {
   return {
     asked,
     approval: {
+      // An allow names the digest of the request it saw; other outcomes need none.
       request: async (r: ApprovalRequest) => {
         asked.push(r)
-        return outcome
+        return outcome === 'allowed-once' ? { outcome, digest: r.digest } : outcome
       },
     },
   }
+}
+
+/** A request's raw fields (its policy, digest and display are pinned in approval.test.ts). */
+function raw(r: ApprovalRequest): Omit<ApprovalRequest, 'policy' | 'digest' | 'display'> {
+  const { policy: _p, digest: _d, display: _s, ...fields } = r
+  return fields
 }
 
 describe('bash tool, unsandboxed', () => {
@@ -150,7 +157,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
       result: { exitCode: 0, sandbox: { mode: 'workspace-write', denied: false } },
     })
     expect(existsSync(file)).toBe(true)
-    expect(asked).toEqual([
+    expect(asked.map(raw)).toEqual([
       {
         agent: 'a',
         toolName: 'bash',
@@ -185,7 +192,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
         request: async (r: ApprovalRequest) => {
           asked.push(r)
           prompts.push(describeApprovalRequest(r))
-          return 'allowed-once' as const
+          return { outcome: 'allowed-once' as const, digest: r.digest }
         },
       }
       const tool = createBashTool({ executor, workspaceRoot: root, approval })
@@ -201,7 +208,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
       )
       expect(retry).toMatchObject({ isError: false, result: { exitCode: 0, sandbox: { mode: 'danger-full-access' } } })
       expect(existsSync(file)).toBe(true)
-      expect(asked).toEqual([
+      expect(asked.map(raw)).toEqual([
         {
           agent: 'a',
           toolName: 'bash',
@@ -235,6 +242,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
           `  in: ${root}`,
           '  why: the report goes next to the data',
           `  before: the sandbox denied writing ${file} under read-only, in the previous call (this same command)`,
+          `  digest: ${asked[0]?.digest}`,
         ].join('\n'),
       )
       // A different command after an unrelated call: the approval still names the denial, and says so.
@@ -251,7 +259,9 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
         { agent: 'a', sessionId: 'sess-2', callId: 'c5' },
       )
       expect(asked[2]?.precedingFailure).toBeUndefined()
-      expect(prompts[2]).toMatch(/no sandbox denial or runner failure came before it in this session$/)
+      expect(prompts[2]).toMatch(
+        /no sandbox denial or runner failure came before it in this session\n {2}digest: [0-9a-f]{64}$/,
+      )
     },
   )
 
@@ -313,9 +323,9 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
       executor,
       workspaceRoot: root,
       approval: {
-        request: async () => {
+        request: async (r: ApprovalRequest) => {
           ac.abort()
-          return 'allowed-once' as const
+          return { outcome: 'allowed-once' as const, digest: r.digest }
         },
       },
     })

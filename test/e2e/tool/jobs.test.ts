@@ -208,7 +208,7 @@ describe('job tools over a sandboxed executor', async () => {
         approval: {
           request: async (r) => {
             asked.push(r)
-            return 'allowed-once'
+            return { outcome: 'allowed-once', digest: r.digest }
           },
         },
       })

@@ -9,6 +9,7 @@ import { denialLine, exitStatusOf } from '../../../src/cli/run.js'
 import { shellQuote } from '../../../src/cli/shell-quote.js'
 import { terminalExitStatus } from '../../../src/cli/shell.js'
 import { EXIT_CORDON_FAILED, EXIT_TIMED_OUT } from '../../../src/cli/usage-error.js'
+import { holdsRawControl } from '../../../src/policy/display-text.js'
 import type { ShellRunResult } from '../../../src/shell/types.js'
 import { scratchDir } from '../../support/scratch.js'
 
@@ -86,5 +87,20 @@ describe('denialLine', () => {
     expect(denialLine(denied(['/etc/a', '/tmp/b']), policy)).toBe(
       'cordon: sandbox denied a write to /etc/a, /tmp/b under read-only mode; no writable root can allow /etc/a, /tmp/b (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)',
     )
+  })
+
+  it("paths from the run's output are shown escaped: no control reaches the terminal", () => {
+    const dir = fs.realpathSync(scratchDir('cordon-denied'))
+    const hostile = `${dir}/a\r\x1b[2Kok\u202e\n`
+    fs.mkdirSync(hostile)
+    const line = denialLine(denied([`${hostile}/f`]), policy) as string
+    expect(line).toContain(`${dir}/a\\r\\x1b[2Kok\\u202e\\n/f under read-only mode`)
+    expect(line).toContain(`--writable $'${dir}/a\\r\\x1b[2Kok\\u202e\\n'`)
+    const unreachable = denialLine(denied(['/etc/\x9bx']), policy) as string
+    expect(unreachable).toContain('no writable root can allow /etc/\\x9bx (')
+    for (const text of [line, unreachable]) {
+      expect(holdsRawControl(text)).toBe(false)
+      expect(text.split('\n')).toHaveLength(1)
+    }
   })
 })

@@ -2,7 +2,7 @@
 // the person (clipboard, title, queries that type into their input, DCS/APC strings) are dropped,
 // colours and cursor movement kept, and a sequence split across chunks is recognised.
 import { describe, expect, it } from 'vitest'
-import { TerminalOutputFilter } from '../../../src/cli/terminal-filter.js'
+import { outputFilterFor, TerminalOutputFilter } from '../../../src/cli/terminal-filter.js'
 
 const ESC = '\x1b'
 const pass = (chunks: string[]) => {
@@ -35,5 +35,23 @@ describe('TerminalOutputFilter', () => {
     expect(f.write('after')).toBe('after')
     expect(f.droppedBytes).toBeGreaterThan(5000)
     expect(new TerminalOutputFilter().write('x'.repeat(100_000)).length).toBe(100_000)
+  })
+
+  it('knows the C1 forms (UTF-8 C2 9B, C2 9D…): CSI queries, OSC, DCS, APC, PM and SOS strings, ST', () => {
+    expect(pass(['a\u009b6nb', '\u009bc', 'c'])).toBe('abc')
+    expect(pass(['a\u009d52;c;eA==\u009cb', '\u009d0;t\x07c'])).toBe('abc')
+    expect(pass(['\u0090+q544e\u009cx', '\u009fapc\u009cy', '\u009epm', '\u009cz', '\u0098sos\u009c!'])).toBe('xyz!')
+    // Split across chunks, and ended by ESC \ as well.
+    expect(pass(['a\u009d52;c;', 'eA==\x1b', '\\b'])).toBe('ab')
+    // A C1 CSI that only colours is kept; so is plain text around C1 characters that start nothing.
+    expect(pass(['\u009b1mred\u009b0m \u0085'])).toBe('\u009b1mred\u009b0m \u0085')
+    // The bytes as UTF-8 carries them, decoded as a pty or a pipe decodes them.
+    expect(pass([Buffer.from([0x61, 0xc2, 0x9b, 0x36, 0x6e, 0x62]).toString('utf8')])).toBe('ab')
+  })
+
+  it('outputFilterFor: a terminal is filtered, a pipe or --raw-output is not', () => {
+    expect(outputFilterFor({ isTTY: true }, false)?.('a\x1b[6nb')).toBe('ab')
+    expect(outputFilterFor({ isTTY: true }, true)).toBeUndefined()
+    expect(outputFilterFor({}, false)).toBeUndefined()
   })
 })

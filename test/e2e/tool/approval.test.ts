@@ -1,0 +1,134 @@
+// The approval of a strictly-wider retry binds to what a person saw: the request carries the
+// escaped text beside the raw fields and a digest of the exact command, workdir and policy, and
+// the retry runs only when the answer names that digest. Over the real executor and sandbox: one
+// changed byte between the prompt and the run, and nothing runs.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { holdsRawControl } from '../../../src/policy/display-text.js'
+import type { ApprovalOutcome } from '../../../src/policy/widen.js'
+import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
+import { LocalShellExecutor } from '../../../src/shell/executor.js'
+import type { ShellExecRequest } from '../../../src/shell/types.js'
+import {
+  APPROVAL_ANSWER_TEXTS,
+  approvalDigest,
+  describeApprovalRequest,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+} from '../../../src/tool/approval.js'
+import { createBashTool } from '../../../src/tool/bash-tool.js'
+import { requireBackend } from '../../support/sandbox/backends.js'
+import { scratchDir } from '../../support/scratch.js'
+
+const root = scratchDir('cordon-approval')
+
+describe('approval digest over a real sandbox', async () => {
+  const usable = await requireBackend('landlock')
+  let sandbox: LocalSandbox
+  let executor: LocalShellExecutor
+  beforeAll(async () => {
+    sandbox = await LocalSandbox.create()
+    executor = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox, graceMs: 500 })
+  })
+  afterAll(async () => {
+    await executor?.dispose()
+    await sandbox?.dispose()
+  })
+  const target = () => join(root, `written-${Math.random().toString(36).slice(2)}`)
+  const call = { callId: 'c1', agent: 'a' }
+
+  /** A tool whose approver answers with `answer(request)`, keeping what it was asked and shown. */
+  function toolAnswering(answer: (r: ApprovalRequest) => ApprovalOutcome | ApprovalAnswer, exec = executor) {
+    const asked: ApprovalRequest[] = []
+    const prompts: string[] = []
+    const tool = createBashTool({
+      executor: exec,
+      workspaceRoot: root,
+      approval: {
+        request: async (r) => {
+          asked.push(r)
+          prompts.push(describeApprovalRequest(r))
+          return answer(r)
+        },
+      },
+    })
+    return { tool, asked, prompts }
+  }
+  const retry = (command: string) => ({ command, sandbox_permissions: 'workspace-write', justification: 'it writes' })
+
+  it.skipIf(!usable)(
+    'the request carries the policy, the digest and the escaped display; the right digest runs',
+    async () => {
+      const file = target()
+      // A hostile command: a carriage return and an erase-line would hide the write on a terminal.
+      const command = `touch ${file} #\r\x1b[2Kgit status`
+      const { tool, asked, prompts } = toolAnswering((r) => ({ outcome: 'allowed-once', digest: r.digest }))
+      const r = await tool.execute(retry(command), call)
+      expect(r).toMatchObject({ isError: false, result: { exitCode: 0, sandbox: { mode: 'workspace-write' } } })
+      expect(existsSync(file)).toBe(true)
+      const asked0 = asked[0] as ApprovalRequest
+      expect(asked0.policy).toMatchObject({ mode: 'workspace-write', workspaceRoot: root })
+      expect(asked0.digest).toBe(approvalDigest({ command, workdir: root, policy: asked0.policy }))
+      expect(asked0.display.command).toBe(`touch ${file} #\\r\\x1b[2Kgit status`)
+      expect(prompts[0]).toContain(`  command: touch ${file} #\\r\\x1b[2Kgit status\n`)
+      expect(holdsRawControl(prompts[0] as string)).toBe(false)
+    },
+  )
+
+  it.skipIf(!usable)(
+    'an approver that changes one byte of the command answers for another request: refused',
+    async () => {
+      const file = target()
+      const { tool } = toolAnswering((r) => {
+        r.command = r.command.replace('touch', 'touck') // what the person saw is not what would run
+        return { outcome: 'allowed-once', digest: approvalDigest(r) }
+      })
+      const r = await tool.execute(retry(`touch ${file}`), call)
+      expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
+      expect(r.result).toBeUndefined()
+      expect(existsSync(file)).toBe(false)
+    },
+  )
+
+  it.skipIf(!usable)(
+    'the digest of another command, a bare allow, a malformed answer: refused, nothing ran',
+    async () => {
+      const file = target()
+      const other = (r: ApprovalRequest) =>
+        approvalDigest({ command: `${r.command} `, workdir: r.workdir, policy: r.policy })
+      const answers: [(r: ApprovalRequest) => ApprovalOutcome | ApprovalAnswer, string][] = [
+        [(r) => ({ outcome: 'allowed-once', digest: other(r) }), APPROVAL_ANSWER_TEXTS.otherDigest],
+        [() => 'allowed-once', APPROVAL_ANSWER_TEXTS.noDigest],
+        [() => true as unknown as ApprovalOutcome, "the approval's answer is malformed"],
+      ]
+      for (const [answer, text] of answers) {
+        const r = await toolAnswering(answer).tool.execute(retry(`touch ${file}`), call)
+        expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED' })
+        expect(r.content).toContain(text)
+      }
+      expect(existsSync(file)).toBe(false)
+    },
+  )
+
+  it.skipIf(!usable)('the policy handed to the approver cannot be widened in place', async () => {
+    const file = target()
+    const { tool } = toolAnswering((r) => {
+      expect(() => Object.assign(r.policy, { mode: 'danger-full-access' })).toThrow(TypeError)
+      return { outcome: 'allowed-once', digest: r.digest }
+    })
+    const r = await tool.execute(retry(`touch ${file}`), call)
+    expect(r).toMatchObject({ isError: false, result: { sandbox: { mode: 'workspace-write' } } })
+  })
+
+  it.skipIf(!usable)('a byte changed between the prompt and the run (after the answer) is refused', async () => {
+    const file = target()
+    // An executor whose resolve changes one byte of the command: what would run is not what was approved.
+    const tampering = Object.create(executor) as LocalShellExecutor
+    tampering.resolve = (request: ShellExecRequest) => executor.resolve({ ...request, command: `${request.command};` })
+    const { tool } = toolAnswering((r) => ({ outcome: 'allowed-once', digest: r.digest }), tampering)
+    const r = await tool.execute(retry(`touch ${file}`), call)
+    expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
+    expect(existsSync(file)).toBe(false)
+  })
+})
