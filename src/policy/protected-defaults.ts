@@ -1,6 +1,6 @@
 /**
  * The default protected files beyond git's own places (`profiles/protected.json`): what editors,
- * agents, shells and git run or load without asking (`.vscode/tasks.json`, `.mcp.json`,
+ * agents, shells and git run or load without asking (VS Code tasks, `.mcp.json`,
  * `.envrc`, `~/.bashrc`, `~/.gitconfig`, …). A `~/` entry is the host's `$HOME`; any other is
  * relative to each writable root. The policy opts out of single paths with `unprotectedPaths`,
  * or of every default with `protectedDefaults: false`. Paths come back absolute and lexically

@@ -213,7 +213,7 @@ function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): Prote
       if (c.kind === 'dir' && c.origin === 'git' && lstat(path.dirname(p))?.isDirectory())
         paths.push({ path: p, kind: 'missing-dir', origin: c.origin })
       // A missing file git would read (an included config, config.worktree), a missing default
-      // (`.vscode/tasks.json`, `~/.bashrc`) or one the policy names must not appear either.
+      // (VS Code tasks, `~/.bashrc`) or one the policy names must not appear either.
       else if (c.kind === 'file' || c.origin === 'default') ctx.mustNotAppear.push(p)
       continue
     }
