@@ -7,7 +7,6 @@
  * normal; the sandbox resolves symlinks and keeps only those inside writable roots.
  */
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PACKAGE_ROOT } from './package-root.js'
@@ -61,14 +60,14 @@ export interface ProtectedDefaultPlace {
 
 /**
  * The default table's paths for writable `roots` (each relative entry in every root; `~/`
- * entries under `home`, left out when it is not absolute), less those `unprotected` covers.
+ * entries under `home`, left out when it is undefined or not absolute), less those `unprotected` covers.
  * Empty when the policy turns the defaults off.
  */
 export function protectedDefaultPlaces(
   policy: Pick<SandboxExecutionPolicy, 'protectedDefaults'>,
   roots: readonly string[],
   unprotected: readonly string[],
-  home: string | undefined = process.env.HOME ?? os.homedir(),
+  home: string | undefined,
 ): ProtectedDefaultPlace[] {
   if (policy.protectedDefaults === false) return []
   const out: ProtectedDefaultPlace[] = []

@@ -24,6 +24,7 @@
  * protected path onto itself: a mount point cannot be renamed (EBUSY).
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import type { SandboxGrants } from '../../policy/grants.js'
 import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
@@ -59,10 +60,20 @@ export const PACKAGE_ROOT = canonicalPath(PACKAGE_DIR)
 
 function lstat(p: string): fs.Stats | undefined {
   try {
-    return fs.lstatSync(p)
+    // No exception for a missing path (most protected places do not exist): a plan lists many.
+    return fs.lstatSync(p, { throwIfNoEntry: false })
   } catch {
     return undefined
   }
+}
+
+/**
+ * The home (canonical) when a writable root holds it, else undefined: `~` defaults count only
+ * then (checkRoots refuses a root that is or holds the home today, so this guards a later change).
+ */
+function homeInRoots(roots: readonly string[], home: string | undefined): string | undefined {
+  const dir = canonicalPath(home ?? process.env.HOME ?? os.homedir())
+  return roots.some((r) => within(dir, r)) ? dir : undefined
 }
 
 /** The git dirs of a checkout at `root`: its own, and the common one of a linked worktree. */
@@ -134,7 +145,7 @@ export function protectedSetFor(
   const roots = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path)
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
   const unprotected = unprotectedOf(policy).map(canonicalPath)
-  for (const d of protectedDefaultPlaces(policy, roots, unprotected, home))
+  for (const d of protectedDefaultPlaces(policy, roots, unprotected, homeInRoots(roots, home)))
     candidates.push({ path: d.path, kind: 'file', origin: 'default' })
   const mustNotAppear: string[] = []
   const mustStay: Array<{ path: string; target: string }> = []
