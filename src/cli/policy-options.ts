@@ -5,7 +5,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { DEFAULT_NETWORK_POLICY, DEFAULT_SANDBOX_MODE } from '../policy/defaults.js'
-import { resolvePolicy } from '../policy/resolve.js'
+import { type ResolvePolicyInput, resolvePolicy } from '../policy/resolve.js'
 import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
 import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
@@ -25,6 +25,7 @@ export const POLICY_OPTIONS = {
   show: { type: 'string', multiple: true },
   'no-default-hidden': { type: 'boolean' },
   protect: { type: 'string', multiple: true },
+  unprotect: { type: 'string', multiple: true },
   'no-default-protected': { type: 'boolean' },
   'allow-socket': { type: 'string', multiple: true },
   'host-caches': { type: 'boolean' },
@@ -46,7 +47,8 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --show NAME        do not hide the default entry NAME (repeatable; see cordon explain)
       --no-default-hidden  hide only what --hide names
       --protect PATH     keep PATH read-only inside a writable root (relative: to the root)
-      --no-default-protected  do not protect .git/hooks, .git/config and the cordon package
+      --unprotect PATH   leave a default protected path writable (relative: to the root; repeatable)
+      --no-default-protected  do not protect git's hooks and config, editor and shell files, cordon
       --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
       --host-caches      let workspace-write use the host's package caches (default: cordon's own)
       --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
@@ -95,7 +97,6 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     throw new UsageError(`--environment: must be scrubbed or minimal, got "${environment}"`)
   const hide = ((values.hide as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   const show = (values.show as string[] | undefined) ?? []
-  const protect = (values.protect as string[] | undefined) ?? []
   const sockets = ((values['allow-socket'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   if (writable.length > 0 && mode !== 'workspace-write')
     throw new UsageError('--writable: only meaningful with --mode workspace-write')
@@ -114,8 +115,7 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
         : show.length > 0
           ? { hiddenDefaults: { except: show } }
           : {}),
-      ...(protect.length > 0 ? { protectedPaths: protect } : {}),
-      ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
+      ...protectionFrom(values),
       ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
       ...(values['host-caches'] ? { cacheRoots: 'host' as const } : {}),
       ...(values['shared-memory'] ? { sharedMemory: true } : {}),
@@ -129,5 +129,18 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     json: values.json === true,
     environment,
     probeCache: values.reprobe === true ? 'refresh' : 'use',
+  }
+}
+
+/** `--protect`, `--unprotect` and `--no-default-protected` as policy fields (paths as given: relative ones are to the root). */
+function protectionFrom(
+  values: Record<string, unknown>,
+): Pick<ResolvePolicyInput, 'protectedPaths' | 'unprotectedPaths' | 'protectedDefaults'> {
+  const protect = (values.protect as string[] | undefined) ?? []
+  const unprotect = (values.unprotect as string[] | undefined) ?? []
+  return {
+    ...(protect.length > 0 ? { protectedPaths: protect } : {}),
+    ...(unprotect.length > 0 ? { unprotectedPaths: unprotect } : {}),
+    ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
   }
 }

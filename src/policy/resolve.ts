@@ -43,6 +43,8 @@ export interface ResolvePolicyInput {
   protectedPaths?: readonly string[] | undefined
   /** Keep the default protected paths (default true). */
   protectedDefaults?: boolean | undefined
+  /** Default protected paths to leave writable (absolute, or relative to the workspace root). */
+  unprotectedPaths?: readonly string[] | undefined
   /** Paths to hide; need not exist yet. */
   hiddenPaths?: readonly string[] | undefined
   /** The default hidden set: true (default), false, or all but the named entries. */
@@ -90,6 +92,7 @@ export const resolvePolicyInputSchema = onDemand(() => {
       network: z.enum(NETWORK_POLICIES).optional(),
       protectedPaths: z.array(protectedField).optional(),
       protectedDefaults: z.boolean().optional(),
+      unprotectedPaths: z.array(protectedField).optional(),
       hiddenPaths: z.array(absoluteField).optional(),
       hiddenDefaults: z.union([z.boolean(), z.object({ except: z.array(z.string().min(1)) }).strict()]).optional(),
       allowUnixSockets: z.array(absoluteField).optional(),
@@ -121,6 +124,22 @@ export function canonicalPath(p: string): string {
     return path.resolve(real, ...parts.slice(keep))
   }
   return path.resolve(absolute)
+}
+
+/** The protected-path fields of a policy: `protectedPaths`, `unprotectedPaths`, `protectedDefaults`. */
+function protectionOf(
+  given: ResolvePolicyInput,
+): Pick<SandboxExecutionPolicy, 'protectedPaths' | 'unprotectedPaths' | 'protectedDefaults'> {
+  return {
+    ...(given.protectedPaths !== undefined ? { protectedPaths: rootRelative(given.protectedPaths) } : {}),
+    ...(given.protectedDefaults !== undefined ? { protectedDefaults: given.protectedDefaults } : {}),
+    ...(given.unprotectedPaths !== undefined ? { unprotectedPaths: rootRelative(given.unprotectedPaths) } : {}),
+  }
+}
+
+/** Absolute paths canonical, relative ones (to the workspace root) as given; once each, frozen. */
+function rootRelative(paths: readonly string[]): readonly string[] {
+  return Object.freeze(dedupe(paths.map((p) => (path.isAbsolute(p) ? canonicalPath(p) : p))))
 }
 
 /** Whether `p` exists and is a directory (following symlinks). */
@@ -191,11 +210,7 @@ export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy
     policy.writableRoots = Object.freeze(dedupe((writableRoots as string[]).filter((p) => p !== workspaceRoot)))
   }
   if (given.network !== undefined) policy.network = given.network
-  if (given.protectedPaths !== undefined) {
-    const canonical = given.protectedPaths.map((p) => (path.isAbsolute(p) ? canonicalPath(p) : p))
-    policy.protectedPaths = Object.freeze(dedupe(canonical))
-  }
-  if (given.protectedDefaults !== undefined) policy.protectedDefaults = given.protectedDefaults
+  Object.assign(policy, protectionOf(given))
   if (given.hiddenPaths !== undefined) policy.hiddenPaths = Object.freeze(dedupe(given.hiddenPaths.map(canonicalPath)))
   if (given.hiddenDefaults !== undefined) {
     const d = given.hiddenDefaults

@@ -115,6 +115,11 @@ export interface SandboxExecutionPolicy {
   protectedPaths?: readonly string[] | undefined
   /** cordon: keep the default protected paths (default true). */
   protectedDefaults?: boolean | undefined
+  /**
+   * cordon: default protected paths to leave writable (absolute, or relative to the workspace
+   * root): a default equal to or beneath one is not protected. The policy's own `protectedPaths` stay.
+   */
+  unprotectedPaths?: readonly string[] | undefined
   /** cordon: absolute paths a confined command may not read, added to the default hidden set. */
   hiddenPaths?: readonly string[] | undefined
   /**

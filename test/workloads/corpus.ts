@@ -213,6 +213,33 @@ export const WORKLOADS: readonly WorkloadCase[] = [
     needs: ['git'],
   },
   {
+    name: 'editor-files-present-commit',
+    about:
+      'a project with editor and agent settings (.vscode, .idea, .claude, .mcp.json, .envrc: protected by default) still installs, builds and commits: only those files are read-only',
+    setup: `${gitRepo} && mkdir -p .vscode .idea .claude/commands && echo '{}' > .vscode/settings.json && echo '{}' > .vscode/tasks.json && echo '<project/>' > .idea/misc.xml && echo '{}' > .claude/settings.json && echo '{}' > .mcp.json && echo 'export A=1' > .envrc`,
+    command: `echo '{"name":"app","version":"1.0.0"}' > package.json && npm install --offline ${tinyTgz} >/dev/null && git add -A && git commit -q -m deps && git log --format=%s && cat .vscode/settings.json .envrc`,
+    mode: 'workspace-write',
+    effects: 'git status --short && ls node_modules && cat .vscode/tasks.json',
+    nobody: 'also',
+    needs: ['git', 'npm'],
+  },
+  {
+    name: 'vscode-task-plant',
+    about:
+      'rewriting .vscode/tasks.json (a folderOpen task runs unconfined when the person opens the folder) is refused under bubblewrap; the remedy lifts the default protection',
+    setup: `mkdir -p .vscode && echo '{}' > .vscode/tasks.json`,
+    command: `echo '{"tasks":[{"runOptions":{"runOn":"folderOpen"},"command":"touch pwned"}]}' > .vscode/tasks.json`,
+    mode: 'workspace-write',
+    expected: {
+      denied: true,
+      path: '{root}/.vscode/tasks.json',
+      remedy: '--mode workspace-write --no-default-protected',
+    },
+    // Landlock cannot make a subpath of a writable root read-only: stated by its account (partial).
+    on: { landlock: 'same' },
+    effects: 'cat .vscode/tasks.json',
+  },
+  {
     name: 'git-log-diff-status',
     about: 'read-only inspection of a repository: log, diff, status, show',
     setup: `${gitRepo} && echo two >> README.md && git commit -q -am second && echo three >> README.md`,

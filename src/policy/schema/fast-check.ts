@@ -43,6 +43,7 @@ const POLICY_KEYS: ReadonlySet<string> = new Set([
   'network',
   'protectedPaths',
   'protectedDefaults',
+  'unprotectedPaths',
   'hiddenPaths',
   'hiddenDefaults',
   'cacheRoots',
@@ -75,6 +76,10 @@ export function isWellFormedPolicy(v: unknown): v is SandboxExecutionPolicy {
       arrayOf((p) => typeof p === 'string' && (isNormalAbsolutePath(p) || isNormalRelativePath(p))),
     ) &&
     optional(v.protectedDefaults, isBoolean) &&
+    optional(
+      v.unprotectedPaths,
+      arrayOf((p) => typeof p === 'string' && (isNormalAbsolutePath(p) || isNormalRelativePath(p))),
+    ) &&
     optional(v.hiddenPaths, arrayOf(normalAbsolute)) &&
     optional(v.hiddenDefaults, hiddenDefaults) &&
     optional(v.cacheRoots, cacheRoots) &&
@@ -102,6 +107,7 @@ const INPUT_KEYS: ReadonlySet<string> = new Set([
   'network',
   'protectedPaths',
   'protectedDefaults',
+  'unprotectedPaths',
   'hiddenPaths',
   'hiddenDefaults',
   'allowUnixSockets',
@@ -130,6 +136,10 @@ export function isWellFormedResolveInput(v: unknown): boolean {
       arrayOf((p) => typeof p === 'string' && (path.isAbsolute(p) || isNormalRelativePath(p))),
     ) &&
     optional(v.protectedDefaults, isBoolean) &&
+    optional(
+      v.unprotectedPaths,
+      arrayOf((p) => typeof p === 'string' && (path.isAbsolute(p) || isNormalRelativePath(p))),
+    ) &&
     optional(v.hiddenPaths, arrayOf(absoluteField)) &&
     optional(v.hiddenDefaults, hiddenDefaults) &&
     optional(v.allowUnixSockets, arrayOf(absoluteField)) &&

@@ -43,6 +43,7 @@ export const vocabularySchemas = onDemand(() => {
       network: NetworkPolicySchema.optional(),
       protectedPaths: z.array(protectedPath).readonly().optional(),
       protectedDefaults: z.boolean().optional(),
+      unprotectedPaths: z.array(protectedPath).readonly().optional(),
       hiddenPaths: z.array(absolutePath).readonly().optional(),
       hiddenDefaults: z
         .union([

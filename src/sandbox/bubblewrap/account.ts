@@ -53,7 +53,7 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
     `an empty read-only mount over each hidden path, the directories above one inside a writable root bound in place, and inside bwrap the Landlock read view closing them by inode (so a file the host renames over a masked path stays closed; ${BY_PATH})`,
   )
   c.protected = yes(
-    'read-only binds over the protected paths (git hooks and config, a worktree .git file, core.hooksPath and included configs, nested checkouts two levels down, the cordon package and its dependencies), the directories above them bound in place; a missing commondir or included config, or a module planted where Node would look for a cordon dependency first (node_modules/node-pty when it is not installed), that appears is taken away once the run ends, and the .bin/cordon link npm makes is made again if the run changed it: until then a host that loads it could load the planted one',
+    'read-only binds over the protected paths (git hooks and config, a worktree .git file, core.hooksPath and included configs, nested checkouts two levels down, the cordon package and its dependencies, the editor, agent and shell files of profiles/protected.json), the directories above them bound in place; a missing commondir, included config, default or policy-named protected path, or a module planted where Node would look for a cordon dependency first (node_modules/node-pty when it is not installed), that appears is taken away once the run ends, and the .bin/cordon link npm makes is made again if the run changed it: until then a host that loads it could load the planted one',
   )
   return accountOf(c, promisedClasses(policy))
 }

@@ -37,6 +37,8 @@ export interface ShieldFacts {
   hiddenInWritable: readonly string[]
   /** Protected paths inside writable roots (canonical). */
   protectedInWritable: readonly string[]
+  /** Protected paths that are missing: one the run makes is moved aside once it is over. */
+  mustNotAppear?: readonly string[] | undefined
 }
 
 /** The parts of a policy the accounts read. */

@@ -16,6 +16,29 @@ import {
   yes,
 } from '../confinement/account.js'
 
+/**
+ * What `network: deny` leaves readable under Landlock: procfs has no per-pid rule (a pid's dir is
+ * made when the process is, after the ruleset), and without a pid namespace every host process
+ * shows there (bubblewrap's own /proc shows only the sandbox's).
+ */
+const PROC_NET =
+  "/proc/PID/net of any host process (its tcp, udp and unix tables) lists the host's connections and the paths of its listening unix sockets: Landlock cannot close procfs per process (bubblewrap's own /proc can)"
+
+/** The network class: `inherit` promises nothing; `deny` refuses sockets but leaves /proc/PID/net. */
+function networkVerdict(facts: BackendFacts, policy: AccountPolicy): ClassVerdict {
+  if (policy.network !== 'deny')
+    return no(
+      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
+    )
+  if (!facts.seccomp) return no('seccomp filters do not load: non-TCP sockets are ungoverned')
+  const sockets = facts.namespaces.net
+    ? 'a private network namespace holding only loopback; AF_UNIX and AF_VSOCK sockets refused'
+    : facts.abi >= 4
+      ? 'seccomp refuses socket() (loopback included: no private namespace here); Landlock refuses TCP'
+      : 'seccomp refuses socket() (loopback included: no private namespace here)'
+  return no(`${sockets}; but ${PROC_NET}`)
+}
+
 /** The Landlock (+ seccomp + supervisor) account for one policy. */
 export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): EnforcementAccount {
   const { abi, seccomp } = facts
@@ -36,19 +59,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
       : seccomp
         ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
         : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
-  if (policy.network !== 'deny') {
-    c.network = no(
-      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
-    )
-  } else {
-    c.network = !seccomp
-      ? no('seccomp filters do not load: non-TCP sockets are ungoverned')
-      : facts.namespaces.net
-        ? yes('a private network namespace holding only loopback; AF_UNIX and AF_VSOCK sockets refused')
-        : abi >= 4
-          ? yes('seccomp refuses socket() (loopback included: no private namespace here); Landlock refuses TCP')
-          : yes('seccomp refuses socket() (loopback included: no private namespace here)')
-  }
+  c.network = networkVerdict(facts, policy)
   c.processes =
     abi >= 6 && seccomp
       ? yes(
@@ -95,7 +106,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
             'Landlock does not govern inotify, fanotify and dnotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
           )
   c.protected = no(
-    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can)`,
+    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can); a missing protected path the run makes is taken away once it is over`,
   )
   return accountOf(c, promisedClasses(policy))
 }

@@ -17,6 +17,8 @@ export function landlockSpec(
     confinement: {
       backend: 'landlock',
       mode: plan.policy.mode,
+      // Landlock cannot hold a missing protected path away; one the run makes is taken away after it.
+      ...(plan.shield?.mustNotAppear ? { mustNotAppear: plan.shield.mustNotAppear } : {}),
       steps: { ...plan.steps, ruleset },
       namespaces: plan.namespaces,
     },

@@ -5,6 +5,7 @@ import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { PlanRequest } from '../confinement/request.js'
 import { viewPlaces } from '../view/places.js'
+import type { ProtectedSet } from '../view/protected-paths.js'
 import { ReadView, type ReadViewSnapshot } from '../view/read-view.js'
 import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './plan.js'
 import { probeSeatbelt } from './probe.js'
@@ -13,6 +14,14 @@ import { renderSeatbeltProfile } from './profile.js'
 /** Seatbelt denies by path: the policy's own, what of the hidden set exists now, and every exact place. */
 function seatbeltHidden(own: readonly string[], view: ReadView, snapshot: ReadViewSnapshot): string[] {
   return [...new Set([...own, ...snapshot.hidden, ...view.exactPlaces()])]
+}
+
+/**
+ * Seatbelt denies writes by path, whether the path exists or not: the policy's own protected
+ * paths, the protected set that exists, and what must not appear (refused before it can).
+ */
+function seatbeltProtected(own: readonly string[], set: ProtectedSet): string[] {
+  return [...new Set([...own, ...set.paths.map((p) => p.path), ...(set.mustNotAppear ?? [])])]
 }
 
 /**
@@ -41,11 +50,15 @@ export const seatbeltBackend = {
   account: (policy: SandboxPolicy, capability: BackendCapability) =>
     seatbeltAccount(policy, renderSeatbeltProfile(grantsFor(policy)), capability.verified === true),
   // Seatbelt denies by path: the default hidden set goes in as paths (what exists now, and every
-  // exact place whether it exists or not), with cordon's private dir.
-  plan: ({ policy, grants, view, snapshot, session, capability }: PlanRequest): SeatbeltPlan =>
+  // exact place whether it exists or not), with cordon's private dir; the protected set likewise.
+  plan: ({ policy, grants, view, snapshot, session, capability, protectedSet }: PlanRequest): SeatbeltPlan =>
     seatbeltPlan(
       policy,
-      { ...grants, hiddenPaths: seatbeltHidden(grants.hiddenPaths, view, snapshot) },
+      {
+        ...grants,
+        hiddenPaths: seatbeltHidden(grants.hiddenPaths, view, snapshot),
+        protectedPaths: seatbeltProtected(grants.protectedPaths, protectedSet),
+      },
       { tempDir: session.tmp, verified: capability.verified },
     ),
   confine: (spec: SubprocessSpawnSpec, plan: SeatbeltPlan) => seatbeltSpec(spec, plan),

@@ -3,8 +3,11 @@
  * backend's help. Besides the policy's own: in every writable root that is a git checkout, the
  * places a planted file would run unconfined the next time the person uses git (`hooks/` and
  * `config` of the git dir, of every submodule's git dir under `modules/`, and for a worktree of
- * the common git dir, plus `config.worktree`), and the installed cordon package itself (a
- * command must not patch the engine that confines the next one).
+ * the common git dir, plus `config.worktree`), the installed cordon package itself (a
+ * command must not patch the engine that confines the next one), and the files editors, agents
+ * and shells run without asking (`profiles/protected.json` through
+ * `src/policy/protected-defaults.ts`). The policy's `unprotectedPaths` opt defaults out; a
+ * missing default or policy-named path must not appear.
  *
  * What git reads besides: the `.git` file of a linked worktree (it names the git dir), the
  * `core.hooksPath` dir and every `include.path`/`includeIf.*.path` file a protected config names,
@@ -21,9 +24,11 @@
  * protected path onto itself: a mount point cannot be renamed (EBUSY).
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import type { SandboxGrants } from '../../policy/grants.js'
 import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
+import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/protected-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import { within } from './read-view.js'
@@ -33,7 +38,8 @@ export interface ProtectedPath {
   path: string
   /** `missing-dir`: a hooks dir that does not exist yet (bubblewrap puts an empty read-only one there). */
   kind: 'dir' | 'file' | 'missing-dir'
-  origin: 'policy' | 'git' | 'cordon'
+  /** `default`: an entry of `profiles/protected.json` (editor, agent and shell files). */
+  origin: 'policy' | 'git' | 'cordon' | 'default'
 }
 
 /** The protected paths inside writable roots, and what keeps their ancestors in place. */
@@ -54,10 +60,20 @@ export const PACKAGE_ROOT = canonicalPath(PACKAGE_DIR)
 
 function lstat(p: string): fs.Stats | undefined {
   try {
-    return fs.lstatSync(p)
+    // No exception for a missing path (most protected places do not exist): a plan lists many.
+    return fs.lstatSync(p, { throwIfNoEntry: false })
   } catch {
     return undefined
   }
+}
+
+/**
+ * The home (canonical) when a writable root holds it, else undefined: `~` defaults count only
+ * then (checkRoots refuses a root that is or holds the home today, so this guards a later change).
+ */
+function homeInRoots(roots: readonly string[], home: string | undefined): string | undefined {
+  const dir = canonicalPath(home ?? process.env.HOME ?? os.homedir())
+  return roots.some((r) => within(dir, r)) ? dir : undefined
 }
 
 /** The git dirs of a checkout at `root`: its own, and the common one of a linked worktree. */
@@ -131,6 +147,7 @@ export function protectedSetFor(
   policy: SandboxPolicy,
   grants: SandboxGrants,
   packageRoot: string = PACKAGE_ROOT,
+  home?: string,
 ): ProtectedSet {
   const stamps: ProtectedSet['stamps'] = []
   const stamp = (p: string) => {
@@ -140,6 +157,9 @@ export function protectedSetFor(
   }
   const roots = grants.writable.filter((w) => w.kind === 'root' || w.kind === 'extra').map((w) => w.path)
   const candidates: ProtectedPath[] = grants.protectedPaths.map((p) => ({ path: p, kind: 'file', origin: 'policy' }))
+  const unprotected = unprotectedOf(policy).map(canonicalPath)
+  for (const d of protectedDefaultPlaces(policy, roots, unprotected, homeInRoots(roots, home)))
+    candidates.push({ path: d.path, kind: 'file', origin: 'default' })
   const mustNotAppear: string[] = []
   const mustStay: Array<{ path: string; target: string }> = []
   packagePlaces(packageRoot, candidates, mustNotAppear)
@@ -166,31 +186,15 @@ export function protectedSetFor(
     // Stamped: a link the person reinstalls makes the set stale (never restored to the old target).
     if (stamp(bin)?.isSymbolicLink()) mustStay.push({ path: bin, target: fs.readlinkSync(bin) })
   }
-  const paths: ProtectedPath[] = []
-  const seen = new Set<string>()
-  for (const c of candidates) {
-    const p = canonicalPath(c.path)
-    if (seen.has(p) || !roots.some((r) => within(p, r) && p !== r)) continue
-    seen.add(p)
-    const st = stamp(p)
-    if (st === undefined) {
-      // A missing hooks dir would let a command plant hooks: an empty read-only one goes there,
-      // when its parent (the git dir) exists. Missing files stay missing (git reads none then).
-      if (c.kind === 'dir' && c.origin === 'git' && lstat(path.dirname(p))?.isDirectory())
-        paths.push({ path: p, kind: 'missing-dir', origin: c.origin })
-      // A missing file git would read (an included config, config.worktree) must not appear either.
-      else if (c.kind === 'file' && c.origin === 'git') mustNotAppear.push(p)
-      continue
-    }
-    if (st.isSymbolicLink()) continue // a mount would land on its target; the target is listed where it lies
-    paths.push({ path: p, kind: st.isDirectory() ? 'dir' : 'file', origin: c.origin })
-  }
+  // What the policy opts out of goes: git's and cordon's places too (a path the policy names stays).
+  const appearing = mustNotAppear.filter((p) => !isUnprotected(p, unprotected))
+  const paths = settle(candidates, { roots, unprotected, stamp, mustNotAppear: appearing })
   const parentList = dirsBetween(
     paths.map((p) => p.path),
     roots,
   )
   const inRoots = (p: string) => roots.some((r) => within(p, r))
-  const appear = mustNotAppear.filter(inRoots)
+  const appear = [...new Set(appearing)].filter(inRoots)
   const stay = mustStay.filter((l) => inRoots(l.path))
   return {
     paths,
@@ -199,6 +203,43 @@ export function protectedSetFor(
     ...(appear.length > 0 ? { mustNotAppear: appear } : {}),
     ...(stay.length > 0 ? { mustStay: stay } : {}),
   }
+}
+
+/** What `settle` needs besides the candidates; `mustNotAppear` gains the missing ones. */
+interface SettleContext {
+  roots: readonly string[]
+  unprotected: readonly string[]
+  stamp: (p: string) => fs.Stats | undefined
+  mustNotAppear: string[]
+}
+
+/**
+ * The candidates that lie inside a writable root, once each (symlinks resolved), as they are now;
+ * a missing one that must not appear goes to `ctx.mustNotAppear`.
+ */
+function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): ProtectedPath[] {
+  const paths: ProtectedPath[] = []
+  const seen = new Set<string>()
+  for (const c of candidates) {
+    const p = canonicalPath(c.path)
+    if (seen.has(p) || !ctx.roots.some((r) => within(p, r) && p !== r)) continue
+    if (c.origin !== 'policy' && isUnprotected(p, ctx.unprotected)) continue
+    seen.add(p)
+    const st = ctx.stamp(p)
+    if (st === undefined) {
+      // A missing hooks dir would let a command plant hooks: an empty read-only one goes there,
+      // when its parent (the git dir) exists. Missing files stay missing (git reads none then).
+      if (c.kind === 'dir' && c.origin === 'git' && lstat(path.dirname(p))?.isDirectory())
+        paths.push({ path: p, kind: 'missing-dir', origin: c.origin })
+      // A missing file git would read (an included config, config.worktree), a missing default
+      // (VS Code tasks, `~/.bashrc`) or one the policy names must not appear either.
+      else if (c.kind === 'file' || c.origin === 'default') ctx.mustNotAppear.push(p)
+      continue
+    }
+    if (st.isSymbolicLink()) continue // a mount would land on its target; the target is listed where it lies
+    paths.push({ path: p, kind: st.isDirectory() ? 'dir' : 'file', origin: c.origin })
+  }
+  return paths
 }
 
 /** Directories never searched for nested checkouts (large, and never a project's own repository). */

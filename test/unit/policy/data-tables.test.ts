@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { GRANT_TABLE_URL, grantTableSchema } from '../../../src/policy/grants.js'
 import { HIDDEN_TABLE_URL, hiddenTableSchema } from '../../../src/policy/hidden-defaults.js'
+import { PROTECTED_TABLE_URL, protectedTableSchema } from '../../../src/policy/protected-defaults.js'
 import { MACH_SERVICES_URL, machServicesTableSchema } from '../../../src/sandbox/seatbelt/mach-services.js'
 
 const read = (url: URL) => JSON.parse(fs.readFileSync(url, 'utf8')) as unknown
@@ -12,6 +13,7 @@ describe('checked-in data tables', () => {
   for (const [name, url, schema] of [
     ['profiles/grants.json', GRANT_TABLE_URL, grantTableSchema],
     ['profiles/hidden.json', HIDDEN_TABLE_URL, hiddenTableSchema],
+    ['profiles/protected.json', PROTECTED_TABLE_URL, protectedTableSchema],
     ['profiles/seatbelt/mach-services.json', MACH_SERVICES_URL, machServicesTableSchema],
   ] as const) {
     it(`${name} matches its schema`, () => {

@@ -135,6 +135,14 @@ describe('resolvePolicy: roots', () => {
     ])
   })
 
+  it('unprotected paths: absolute ones canonical, relative ones kept; ".." is a typed error naming the field', () => {
+    const policy = resolvePolicy({ cwd: base, unprotectedPaths: [path.join(base, 'link-c/.envrc'), '.vscode'] })
+    expect(policy.unprotectedPaths).toEqual([path.join(base, 'a/b/c/.envrc'), '.vscode'])
+    expect(() => resolvePolicy({ cwd: base, unprotectedPaths: ['../x'] })).toThrow(
+      expect.objectContaining({ name: 'InvalidRequestError', message: expect.stringMatching(/unprotectedPaths\[0\]/) }),
+    )
+  })
+
   it('protected and hidden paths are canonical but need not exist', () => {
     const policy = resolvePolicy({
       cwd: base,

@@ -127,6 +127,7 @@ describe('sandbox vocabulary', () => {
         'mode',
         'network',
         'protectedPaths',
+        'unprotectedPaths',
         'requireEnforcement',
         'sessionId',
         'workspaceRoot',

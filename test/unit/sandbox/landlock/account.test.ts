@@ -27,6 +27,16 @@ describe('the Landlock account', () => {
     expect(landlockAccount(unprivileged, { mode: 'read-only' }).ungoverned).toEqual(['keyrings'])
     // network: inherit promises nothing, but the account says what stays reachable.
     expect(landlockAccount(facts, { mode: 'read-only' }).classes.network?.how).toMatch(/unix sockets/)
+    // network: deny refuses sockets but cannot close /proc/PID/net of host processes: partial, named.
+    for (const net of [true, false]) {
+      const deny = landlockAccount(
+        { ...facts, namespaces: { ...facts.namespaces, net } },
+        { mode: 'read-only', network: 'deny' },
+      )
+      expect(deny.enforcement).toBe('partial')
+      expect(deny.ungoverned).toEqual(['network'])
+      expect(deny.classes.network?.how).toMatch(/\/proc\/PID\/net/)
+    }
     // RLIMIT_NPROC does not bind uid 0.
     expect(landlockAccount(facts, { mode: 'read-only', limits: { processes: 5 } }).ungoverned).toEqual(['resources'])
     expect(

@@ -101,6 +101,20 @@ describe('a darwin host: LocalSandbox confines through sandbox-exec', () => {
     expect(plan.verified).toBe(true)
   })
 
+  it('workspace-write: the default protected files are denied by path, present or not; --unprotect drops one', async () => {
+    const s = await sandboxWith(seatbelt({ verified: true }))
+    const profileOf = (unprotectedPaths?: string[]) =>
+      s.confine(spec, {
+        mode: 'workspace-write',
+        workspaceRoot: root,
+        ...(unprotectedPaths ? { unprotectedPaths } : {}),
+      }).spec.argv[2]!
+    const tasks = darwinCanonicalPath(`${root}/.vscode/tasks.json`)
+    expect(profileOf()).toContain(`"${tasks}"`)
+    expect(profileOf()).toContain(`"${darwinCanonicalPath(`${root}/.envrc`)}"`)
+    expect(profileOf(['.vscode'])).not.toContain(`"${tasks}"`)
+  })
+
   it('a policy that demands full is refused: Seatbelt never holds lifetime', async () => {
     const s = await sandboxWith(seatbelt())
     const e = refusal(() => s.confine(spec, { mode: 'read-only', workspaceRoot: root, requireEnforcement: 'full' }))

@@ -117,6 +117,64 @@ describe('protectedSetFor', () => {
     expect(appear.every((p) => p.startsWith(`${project}/`))).toBe(true)
   })
 
+  it('editor, agent and shell files: read-only when there, must not appear when missing, opted out by path', () => {
+    const root = path.join(base, 'editor-files')
+    fs.mkdirSync(path.join(root, '.vscode'), { recursive: true })
+    fs.mkdirSync(path.join(root, '.claude', 'commands'), { recursive: true })
+    fs.writeFileSync(path.join(root, '.vscode', 'tasks.json'), '{}')
+    fs.writeFileSync(path.join(root, '.envrc'), '')
+    fs.writeFileSync(path.join(root, '.bashrc'), '')
+    const policy: SandboxPolicy = { mode: 'workspace-write', workspaceRoot: root }
+    // The workspace root is the home here: ~/.bashrc lies inside a writable root.
+    const set = protectedSetFor(policy, grantsFor(policy, { tempDir: path.join(base, 'tmp') }), PACKAGE_ROOT, root)
+    const named = set.paths.map((p) => `${p.kind}:${p.origin}:${path.relative(root, p.path)}`)
+    expect(named).toEqual(
+      expect.arrayContaining([
+        'file:default:.vscode/tasks.json',
+        'dir:default:.claude/commands',
+        'file:default:.envrc',
+        'file:default:.bashrc',
+      ]),
+    )
+    for (const missing of ['.vscode/settings.json', '.mcp.json', '.idea', '.husky', '.gitconfig', '.profile'])
+      expect(set.mustNotAppear).toContain(path.join(root, missing))
+    const out = protectedSetFor(
+      { ...policy, unprotectedPaths: ['.vscode', '.envrc', path.join(root, '.mcp.json')] },
+      grantsFor(policy, { tempDir: path.join(base, 'tmp') }),
+      PACKAGE_ROOT,
+      root,
+    )
+    const left = [...out.paths.map((p) => p.path), ...(out.mustNotAppear ?? [])].map((p) => path.relative(root, p))
+    for (const gone of ['.vscode/tasks.json', '.vscode/settings.json', '.envrc', '.mcp.json'])
+      expect(left).not.toContain(gone)
+    expect(left).toContain('.bashrc')
+    // Outside a writable root (the home elsewhere) no ~ entry is named.
+    const elsewhere = protectedSetFor(
+      policy,
+      grantsFor(policy, { tempDir: path.join(base, 'tmp') }),
+      PACKAGE_ROOT,
+      base,
+    )
+    expect([...elsewhere.paths.map((p) => p.path), ...(elsewhere.mustNotAppear ?? [])]).not.toContain(
+      path.join(base, '.bashrc'),
+    )
+  })
+
+  it('a policy-named protected path that is missing must not appear', () => {
+    const root = path.join(base, 'named-missing')
+    fs.mkdirSync(root)
+    const set = setFor({ mode: 'workspace-write', workspaceRoot: root, protectedPaths: ['deploy.sh'] })
+    expect(set.mustNotAppear).toContain(path.join(root, 'deploy.sh'))
+    // The policy's own path stays protected even when an opt-out covers it.
+    const both = setFor({
+      mode: 'workspace-write',
+      workspaceRoot: root,
+      protectedPaths: ['deploy.sh'],
+      unprotectedPaths: [root],
+    })
+    expect(both.mustNotAppear).toContain(path.join(root, 'deploy.sh'))
+  })
+
   it('notices a new .git or hooks dir (stale stamps)', () => {
     const root = path.join(base, 'later-repo')
     fs.mkdirSync(root)
