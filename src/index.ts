@@ -66,7 +66,7 @@ export {
   hiddenPlacesFor,
   type HiddenDefault,
   type HiddenPlace,
-} from './policy/hidden-defaults.js'
+} from './policy/profiles/hidden-defaults.js'
 export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOptions } from './shell/exit-status.js'
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'

@@ -10,7 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { InvalidRequestError, formatZodIssues } from './errors.js'
-import { defaultsKept } from './hidden-defaults.js'
+import { defaultsKept } from './profiles/hidden-defaults.js'
 import { isWellFormedResolveInput } from './schema/fast-check.js'
 import {
   DEFAULT_SANDBOX_MODE,

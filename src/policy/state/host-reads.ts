@@ -40,9 +40,15 @@ export const HOST_READS: readonly HostRead[] = [
     trust: PACKAGE_TRUST,
   },
   {
-    module: 'src/policy/hidden-defaults.ts',
+    module: 'src/policy/profiles/hidden-defaults.ts',
     reads: 'profiles/hidden.json',
     decides: 'what a confined command may not read',
+    trust: PACKAGE_TRUST,
+  },
+  {
+    module: 'src/policy/profiles/protected-defaults.ts',
+    reads: 'profiles/protected.json',
+    decides: 'which files in a writable root stay read-only',
     trust: PACKAGE_TRUST,
   },
   {

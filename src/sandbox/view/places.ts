@@ -1,6 +1,6 @@
 /** The hidden places of a policy's read view, and the home the password database names. */
 import os from 'node:os'
-import { hiddenPlacesFor } from '../../policy/hidden-defaults.js'
+import { hiddenPlacesFor } from '../../policy/profiles/hidden-defaults.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import { type PrivateOwner, privateParent } from '../../subprocess/private-dirs/layout.js'
 import { DEV_CLOSED, type ViewPlace } from './read-view.js'

@@ -6,7 +6,7 @@
  * the common git dir, plus `config.worktree`), the installed cordon package itself (a
  * command must not patch the engine that confines the next one), and the files editors, agents
  * and shells run without asking (`profiles/protected.json` through
- * `src/policy/protected-defaults.ts`). The policy's `unprotectedPaths` opt defaults out; a
+ * `src/policy/profiles/protected-defaults.ts`). The policy's `unprotectedPaths` opt defaults out; a
  * missing default or policy-named path must not appear.
  *
  * What git reads besides: the `.git` file of a linked worktree (it names the git dir), the
@@ -28,7 +28,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { SandboxGrants } from '../../policy/grants.js'
 import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
-import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/protected-defaults.js'
+import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/profiles/protected-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import { within } from './read-view.js'

@@ -23,7 +23,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { globMatches, type HiddenPlace } from '../../policy/hidden-defaults.js'
+import { globMatches, type HiddenPlace } from '../../policy/profiles/hidden-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import { FS, READ_TREE, type RulesetEntry } from '../ruleset/landlock.js'
 

@@ -3,8 +3,8 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { GRANT_TABLE_URL, grantTableSchema } from '../../../src/policy/grants.js'
-import { HIDDEN_TABLE_URL, hiddenTableSchema } from '../../../src/policy/hidden-defaults.js'
-import { PROTECTED_TABLE_URL, protectedTableSchema } from '../../../src/policy/protected-defaults.js'
+import { HIDDEN_TABLE_URL, hiddenTableSchema } from '../../../src/policy/profiles/hidden-defaults.js'
+import { PROTECTED_TABLE_URL, protectedTableSchema } from '../../../src/policy/profiles/protected-defaults.js'
 import { MACH_SERVICES_URL, machServicesTableSchema } from '../../../src/sandbox/seatbelt/mach-services.js'
 
 const read = (url: URL) => JSON.parse(fs.readFileSync(url, 'utf8')) as unknown

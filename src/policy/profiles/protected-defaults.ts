@@ -9,9 +9,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { PACKAGE_ROOT } from './package-root.js'
-import { onDemand, zod } from './schema/zod-on-demand.js'
-import { isNormalRelativePath, type SandboxExecutionPolicy } from './vocabulary.js'
+import { PACKAGE_ROOT } from '../package-root.js'
+import { onDemand, zod } from '../schema/zod-on-demand.js'
+import { isNormalRelativePath, type SandboxExecutionPolicy } from '../vocabulary.js'
 
 /** One entry of the default table. */
 export interface ProtectedDefault {

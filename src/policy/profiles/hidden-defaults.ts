@@ -7,11 +7,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { InvalidRequestError } from './errors.js'
-import type { SandboxExecutionPolicy } from './vocabulary.js'
-import { onDemand, zod } from './schema/zod-on-demand.js'
+import { InvalidRequestError } from '../errors.js'
+import type { SandboxExecutionPolicy } from '../vocabulary.js'
+import { onDemand, zod } from '../schema/zod-on-demand.js'
 import { pathToFileURL } from 'node:url'
-import { PACKAGE_ROOT } from './package-root.js'
+import { PACKAGE_ROOT } from '../package-root.js'
 
 /** One hidden place: a path, or with `only`/`keep` a directory whose children are hidden by name. */
 export interface HiddenPlace {

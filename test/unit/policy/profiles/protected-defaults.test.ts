@@ -6,7 +6,7 @@ import {
   PROTECTED_DEFAULTS,
   protectedDefaultPlaces,
   unprotectedOf,
-} from '../../../src/policy/protected-defaults.js'
+} from '../../../../src/policy/profiles/protected-defaults.js'
 
 const names = (places: Array<{ path: string }>) => places.map((p) => p.path)
 
