@@ -20,7 +20,7 @@ import {
   REMEDY_NO_LANDLOCK,
   remedyDefeated,
 } from '../../policy/remedies.js'
-import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { helperMissingReason, helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
 import { landlockHost } from '../confinement/host.js'
 import { buildRuleset, KNOWN_ABI } from '../ruleset/landlock.js'
 import { hostSeccompArch } from '../seccomp/bpf.js'
@@ -106,7 +106,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
   const base = { abi, version: `Landlock ABI ${abi}${abi > level ? ` (driven at ${level})` : ''}` }
   const helper = helperPath()
   if (helper === undefined) {
-    return done({ ...base, usable: false, reason: 'the cordon-exec helper was not built', remedy: REMEDY_BUILD_HELPER })
+    return done({ ...base, usable: false, reason: helperMissingReason(), remedy: REMEDY_BUILD_HELPER })
   }
 
   let facts = { abi: level, seccomp: true, supervisor: true, namespaces: true }
