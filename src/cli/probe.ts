@@ -8,7 +8,8 @@ export const PROBE_HELP = `Usage: cordon probe [--json]
 
 Probes every sandbox backend with a canary that must be denied a write, and prints the spawn
 path in use (native addon or portable node:child_process) and why, then per backend: usable or
-why not, version, effect classes governed per mode, limitations, the probe's time, and what to
+why not, each program it refused to run (bwrap, cordon-exec: not owned by root or you, or
+writable by group or others, the file or a directory above it), version, effect classes governed per mode, limitations, the probe's time, and what to
 do about each failure.
 `
 
@@ -37,6 +38,8 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
       `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`,
     )
     if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
+    for (const refused of cap.refusedPrograms ?? [])
+      lines.push(`  refused program: ${refused.path} (${refused.reason})`)
     if (name === 'seatbelt')
       lines.push(
         cap.verified
