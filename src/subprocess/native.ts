@@ -74,6 +74,8 @@ export interface NativeAddon {
   closeFd(fd: number): void
   /** Sets close-on-exec on a descriptor opened without it (node-pty's masters); 0 or -errno. */
   setCloexec(fd: number, on?: boolean): number
+  /** Turns a terminal's output processing (OPOST) on or off, nothing else (tcsetattr); 0 or -errno. */
+  setOutputProcessing(fd: number, on: boolean): number
   socketPair(): [number, number] | number
   /** `n` pipes as [r0, w0, r1, w1, …], or -errno (nothing left open). */
   pipes(n: number): number[] | number
