@@ -23,6 +23,7 @@ import {
   remedyUserNamespaces,
 } from '../../policy/remedies.js'
 import { helperLookup, helperMissingReason, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { identityFacts } from '../../subprocess/trusted-program.js'
 import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
 import { landlockHost } from '../confinement/host.js'
@@ -32,7 +33,7 @@ import { RulesetHandle } from '../ruleset/cache.js'
 import { buildRuleset, statPath } from '../ruleset/landlock.js'
 import { bubblewrapAccount } from './account.js'
 import { bubblewrapPlan } from './plan.js'
-import { chooseBwrap, configuredBwrap, identityFacts } from './program.js'
+import { chooseBwrap, configuredBwrap } from './program.js'
 import { bubblewrapSpec } from './spec.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */

@@ -12,7 +12,7 @@ import {
   findTrustedProgram,
   type ProgramIdentity,
   type RefusedProgram,
-  stillTrusted,
+  recordedProgramProblem,
   TRUSTED_SEARCH_PATH,
 } from '../../subprocess/trusted-program.js'
 
@@ -57,24 +57,11 @@ export function chooseBwrap(configured: string | undefined): BwrapChoice {
   return { reason, refused: found.refused, untrusted }
 }
 
-/** The identity facts a capability keeps of its executable (what `stillTrusted` compares). */
-export function identityFacts(identity: ProgramIdentity): NonNullable<BackendCapability['executableIdentity']> {
-  const { realPath, dev, ino, uid, mode, size, mtimeMs } = identity
-  return { realPath, dev, ino, uid, mode, size, mtimeMs }
-}
-
 /**
  * Why the probe's bwrap may not be run now (replaced, moved, or no longer trusted since it was
  * checked), or undefined when it may. A capability without recorded identity is checked afresh.
  */
 export function bwrapProblem(capability: BackendCapability): string | undefined {
-  const bwrap = capability.executable
-  if (bwrap === undefined) return 'the probe recorded no bwrap executable'
-  if (capability.executableIdentity) {
-    if (stillTrusted({ path: bwrap, ...capability.executableIdentity })) return undefined
-    const now = checkTrustedProgram(bwrap)
-    return now.ok ? `${bwrap} was replaced since the probe checked it` : `${bwrap} is refused: ${now.reason}`
-  }
-  const now = checkTrustedProgram(bwrap)
-  return now.ok ? undefined : `${bwrap} is refused: ${now.reason}`
+  if (capability.executable === undefined) return 'the probe recorded no bwrap executable'
+  return recordedProgramProblem(capability.executable, capability.executableIdentity)
 }

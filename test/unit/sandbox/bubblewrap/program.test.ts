@@ -5,14 +5,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  BWRAP_ENV,
-  bwrapProblem,
-  chooseBwrap,
-  configuredBwrap,
-  identityFacts,
-} from '../../../../src/sandbox/bubblewrap/program.js'
-import { checkTrustedProgram } from '../../../../src/subprocess/trusted-program.js'
+import { BWRAP_ENV, bwrapProblem, chooseBwrap, configuredBwrap } from '../../../../src/sandbox/bubblewrap/program.js'
+import { checkTrustedProgram, identityFacts } from '../../../../src/subprocess/trusted-program.js'
 
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-bwrap-program-')))
 fs.chmodSync(base, 0o755)
