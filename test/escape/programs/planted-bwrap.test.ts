@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isSandboxUnavailableError } from '../../../src/policy/errors.js'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
 import { clearProbeCache } from '../../../src/sandbox/probe.js'
+import { probeCacheKey, readProbeCache, writeProbeCache } from '../../../src/sandbox/probe/disk-cache.js'
 import { needBackend } from '../../support/sandbox/backends.js'
 import { scratchDir } from '../../support/scratch.js'
 
@@ -121,5 +122,24 @@ describe('a bwrap swapped after the probe', () => {
     } finally {
       await sandbox.dispose()
     }
+  })
+})
+
+describe('a probe verdict on disk that names a bwrap', () => {
+  it('is ignored once that bwrap fails the check; the same verdict naming a trusted one is read back', () => {
+    const bwrap = plant()
+    const key = probeCacheKey(['bubblewrap'], bwrap, 'native')
+    const caps = (executable: string) => ({
+      platform: process.platform,
+      chain: ['bubblewrap' as const],
+      backends: {
+        bubblewrap: { backend: 'bubblewrap' as const, usable: true, executable, limitations: [], probeMs: 1 },
+      },
+    })
+    writeProbeCache(key, caps(bwrap))
+    expect(readProbeCache(key)?.backends.bubblewrap?.executable).toBe(bwrap) // the control
+    fs.chmodSync(path.dirname(bwrap), 0o777)
+    expect(readProbeCache(key)).toBeUndefined()
+    expect(fs.existsSync(marker)).toBe(false)
   })
 })
