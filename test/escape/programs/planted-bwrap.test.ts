@@ -89,7 +89,7 @@ describe('a configured bwrap that fails the check', () => {
 })
 
 describe('a bwrap swapped after the probe', () => {
-  it('is refused before any spawn (SANDBOX_UNAVAILABLE); the swapped-in file runs when run by path', async (ctx) => {
+  it('is refused before any spawn, piped or terminal (SANDBOX_UNAVAILABLE); the swapped-in file runs when run by path', async (ctx) => {
     await needBackend(ctx, 'bubblewrap')
     const dir = scratchDir('cordon-swapped-bwrap')
     fs.chmodSync(dir, 0o755)
@@ -106,6 +106,8 @@ describe('a bwrap swapped after the probe', () => {
       const spec = { argv: ['/bin/true'], cwd: root, graceMs: 1000, stdio }
       const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
       expect(sandbox.confine(spec, policy).backend).toBe('bubblewrap') // the control: unchanged, it confines
+      const terminal = { argv: ['/bin/true'], cwd: root, cols: 80, rows: 24, graceMs: 1000 }
+      expect(sandbox.confineTerminal(terminal, policy).backend).toBe('bubblewrap')
       const planted = plant()
       fs.renameSync(planted, bwrap) // the same path, another file
       let error: unknown
@@ -116,6 +118,7 @@ describe('a bwrap swapped after the probe', () => {
       }
       expect(isSandboxUnavailableError(error), String(error)).toBe(true)
       expect((error as Error).message).toMatch(/bwrap was replaced since the probe checked it/)
+      expect(() => sandbox.confineTerminal(terminal, policy)).toThrow(/bwrap was replaced since the probe checked it/)
       expect(fs.existsSync(marker)).toBe(false)
       spawnSync(bwrap, ['--version'])
       expect(fs.existsSync(marker)).toBe(true)
