@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
+import { REMEDY_BUILD_HELPER, REMEDY_UNTRUSTED_PROGRAM } from '../policy/remedies.js'
 import { checkTrustedProgram, type RefusedProgram } from './trusted-program.js'
 
 /** How fd N of the child is wired: /dev/null, a fresh pipe, the host's own fd N, or (>= 0) that fd. */
@@ -263,4 +264,17 @@ export function helperMissingReason(root: string = packageRoot): string {
   const { refused } = helperLookup(root)
   if (refused.length === 0) return 'the cordon-exec helper was not built'
   return `the cordon-exec helper is refused: ${refused.map((r) => `${r.path}: ${r.reason}`).join('; ')}`
+}
+
+/** A probe's unusable verdict when no helper may run: why, what to do, and what was refused. */
+export function helperVerdict(root: string = packageRoot): {
+  usable: false
+  reason: string
+  remedy: string
+  refusedPrograms?: RefusedProgram[]
+} {
+  const { refused } = helperLookup(root)
+  const reason = helperMissingReason(root)
+  if (refused.length === 0) return { usable: false, reason, remedy: REMEDY_BUILD_HELPER }
+  return { usable: false, reason, remedy: REMEDY_UNTRUSTED_PROGRAM, refusedPrograms: refused }
 }

@@ -12,7 +12,6 @@ import { errnoName } from '../../policy/errors.js'
 import { DEFAULT_CANARY_TIMEOUT_MS } from '../../policy/defaults.js'
 import { grantsFor } from '../../policy/grants.js'
 import {
-  REMEDY_BUILD_HELPER,
   REMEDY_BWRAP_NO_SECCOMP,
   REMEDY_BWRAP_REFUSED,
   REMEDY_CHECK_SECCOMP,
@@ -22,7 +21,7 @@ import {
   remedyDefeated,
   remedyUserNamespaces,
 } from '../../policy/remedies.js'
-import { helperLookup, helperMissingReason, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { helperLookup, helperVerdict, loadNative, type NativeAddon } from '../../subprocess/native.js'
 import { identityFacts } from '../../subprocess/trusted-program.js'
 import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
@@ -151,9 +150,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     return finish({
       ...identity,
       version,
-      usable: false,
-      reason: helperMissingReason(),
-      remedy: REMEDY_BUILD_HELPER,
+      ...helperVerdict(),
     })
   }
   const abi = native ? Math.max(0, native.landlockAbi()) : helperLandlockAbi(helper)

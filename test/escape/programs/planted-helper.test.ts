@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { helperLookup, helperMissingReason } from '../../../src/subprocess/native.js'
+import { REMEDY_BUILD_HELPER, REMEDY_UNTRUSTED_PROGRAM } from '../../../src/policy/remedies.js'
+import { helperLookup, helperMissingReason, helperVerdict } from '../../../src/subprocess/native.js'
 import { scratchDir } from '../../support/scratch.js'
 
 /** A package root whose build/Release/cordon-exec writes `marker` when it runs. */
@@ -31,6 +32,11 @@ describe('the cordon-exec helper', () => {
     expect(lookup.path).toBeUndefined()
     expect(lookup.refused).toEqual([{ path: helper, reason: `${path.dirname(helper)} is writable by others` }])
     expect(helperMissingReason(root)).toMatch(/the cordon-exec helper is refused: \S+cordon-exec: .*writable by others/)
+    expect(helperVerdict(root)).toMatchObject({
+      usable: false,
+      remedy: REMEDY_UNTRUSTED_PROGRAM,
+      refusedPrograms: [{ path: helper }],
+    })
     expect(fs.existsSync(marker)).toBe(false)
     spawnSync(helper, ['zygote'])
     expect(fs.readFileSync(marker, 'utf8')).toBe('zygote\n')
@@ -48,5 +54,10 @@ describe('the cordon-exec helper', () => {
     const { root, helper } = packageWithHelper(marker, 0o755)
     expect(helperLookup(root)).toEqual({ path: helper, refused: [] })
     expect(helperMissingReason(path.join(root, 'none'))).toBe('the cordon-exec helper was not built')
+    expect(helperVerdict(path.join(root, 'none'))).toEqual({
+      usable: false,
+      reason: 'the cordon-exec helper was not built',
+      remedy: REMEDY_BUILD_HELPER,
+    })
   })
 })
