@@ -6,6 +6,7 @@
         "native/addon.cc",
         "native/pipe-reader.cc",
         "native/remove-tree.cc",
+        "native/tty-modes.cc",
         "native/spawn.cc",
         "native/confine.cc",
         "native/landlock.cc",

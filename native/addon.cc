@@ -24,6 +24,7 @@
 #include "pipe-reader.h"
 #include "remove-tree.h"
 #include "spawn.h"
+#include "tty-modes.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -582,6 +583,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"pidfdOpen", nullptr, PidfdOpen, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"closeFd", nullptr, CloseFd, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setCloexec", nullptr, SetCloexec, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"setOutputProcessing", nullptr, SetOutputProcessing, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"socketPair", nullptr, SocketPair, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pipes", nullptr, Pipes, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"readPipe", nullptr, ReadPipe, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -71,6 +71,7 @@ export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOption
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
+export type { HostPrograms } from './sandbox/bubblewrap/program.js'
 export {
   clearProbeCache,
   type SandboxCapabilities,

@@ -1,6 +1,6 @@
 /** `cordon probe`: which backends really confine on this host, what each governs, and remedies. */
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
-import type { SandboxCapabilities } from '../sandbox/probe.js'
+import type { BackendCapability, SandboxCapabilities } from '../sandbox/probe.js'
 import { parseWith } from './policy-options.js'
 
 /** `cordon probe --help`. */
@@ -8,7 +8,8 @@ export const PROBE_HELP = `Usage: cordon probe [--json]
 
 Probes every sandbox backend with a canary that must be denied a write, and prints the spawn
 path in use (native addon or portable node:child_process) and why, then per backend: usable or
-why not, version, effect classes governed per mode, limitations, the probe's time, and what to
+why not, each program it refused to run (bwrap, cordon-exec: not owned by root or you, or
+writable by group or others, the file or a directory above it), version, effect classes governed per mode, limitations, the probe's time, and what to
 do about each failure.
 `
 
@@ -25,33 +26,40 @@ function spawnPathLines(caps: SandboxCapabilities): string[] {
   ]
 }
 
+/** One backend's verdict as lines a person reads. */
+function backendLines(name: string, cap: BackendCapability): string[] {
+  const lines: string[] = []
+  lines.push(
+    '',
+    `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`,
+  )
+  if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
+  for (const refused of cap.refusedPrograms ?? []) lines.push(`  refused program: ${refused.path} (${refused.reason})`)
+  if (name === 'seatbelt')
+    lines.push(
+      cap.verified
+        ? '  verified: yes (its canary ran under sandbox-exec here and was refused what it must be)'
+        : '  verified: no (unverified until its canary has run on a Mac)',
+    )
+  if (cap.enforcement) {
+    for (const [mode, e] of Object.entries(cap.enforcement)) {
+      lines.push(
+        `  ${mode}: ${e.inherit} (network deny: ${e.deny}); governs ${(cap.governs?.[mode as keyof typeof cap.governs] ?? []).join(', ')}`,
+      )
+    }
+  }
+  for (const limit of cap.limitations) lines.push(`  limitation: ${limit}`)
+  if (cap.remedy) lines.push(`  remedy: ${cap.remedy}`)
+  return lines
+}
+
 /** The probe as text a person reads. */
 export function renderCapabilities(caps: SandboxCapabilities): string {
   const lines: string[] = [`platform: ${caps.platform}; chain: ${caps.chain.join(' > ') || '(none)'}`]
   lines.push(...spawnPathLines(caps))
   for (const name of caps.chain) {
     const cap = caps.backends[name]
-    if (!cap) continue
-    lines.push(
-      '',
-      `${name}: ${cap.usable ? 'usable' : 'NOT usable'}${cap.version ? ` (${cap.version})` : ''}, probed in ${cap.probeMs.toFixed(1)} ms`,
-    )
-    if (!cap.usable) lines.push(`  why: ${cap.reason ?? 'unknown'}`)
-    if (name === 'seatbelt')
-      lines.push(
-        cap.verified
-          ? '  verified: yes (its canary ran under sandbox-exec here and was refused what it must be)'
-          : '  verified: no (unverified until its canary has run on a Mac)',
-      )
-    if (cap.enforcement) {
-      for (const [mode, e] of Object.entries(cap.enforcement)) {
-        lines.push(
-          `  ${mode}: ${e.inherit} (network deny: ${e.deny}); governs ${(cap.governs?.[mode as keyof typeof cap.governs] ?? []).join(', ')}`,
-        )
-      }
-    }
-    for (const limit of cap.limitations) lines.push(`  limitation: ${limit}`)
-    if (cap.remedy) lines.push(`  remedy: ${cap.remedy}`)
+    if (cap) lines.push(...backendLines(name, cap))
   }
   if (!caps.chain.includes('seatbelt')) {
     lines.push(

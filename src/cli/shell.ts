@@ -18,10 +18,10 @@ import type { ConfinedTerminal } from '../sandbox/confine-terminal.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
+import { outputProcessingOff } from './output-processing.js'
 import { POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
 import { outputFilterFor } from './terminal-filter.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
-import { childProcess } from '../subprocess/lazy-builtins.js'
 
 /** `cordon shell --help`. */
 export const SHELL_HELP = `Usage: cordon shell [options] [-- PROGRAM ARGS...]
@@ -113,8 +113,10 @@ export async function relayTerminal(
     io.stdin.setRawMode?.(true)
     // libuv's raw mode keeps ONLCR, which would turn the pty's "\r\n" into "\r\r\n" and every bare
     // "\n" a full-screen program sends into "\r\n": the relay must be byte-exact.
-    if (io.stdin === process.stdin)
-      childProcess().spawnSync('stty', ['-opost'], { stdio: ['inherit', 'ignore', 'ignore'] })
+    if (io.stdin === process.stdin) {
+      const notice = outputProcessingOff(0)
+      if (notice !== undefined) io.stderr.write(`${notice}\n`)
+    }
   }
   process.once('exit', restore)
   const onInput = (chunk: Buffer | string) => terminal.write(chunk)

@@ -41,6 +41,18 @@ export interface BackendCapability {
   remedy?: string
   /** Absolute path of the runner executable (`bwrap`), when the backend has one. */
   executable?: string
+  /** What `executable` was when checked (subprocess/trusted-program.ts): a run refuses a replaced one. */
+  executableIdentity?: {
+    realPath: string
+    dev: number
+    ino: number
+    uid: number
+    mode: number
+    size: number
+    mtimeMs: number
+  }
+  /** Programs the probe refused to run (owned by another user, or writable by group or others). */
+  refusedPrograms?: { path: string; reason: string }[]
   /** Landlock ABI the kernel offers (absent when unknown). */
   abi?: number
   /** Human-readable version, e.g. `Landlock ABI 7 (driven at 7) + seccomp`. */

@@ -73,3 +73,6 @@ export const REMEDY_SEATBELT_OVERREACH =
 /** This macOS does not enforce the Seatbelt profile as written. */
 export const REMEDY_SEATBELT_UNENFORCED =
   'Do not rely on Seatbelt on this host (this macOS version does not enforce the profile as written); choose danger-full-access only knowingly.'
+
+/** A program the host would run (bwrap, cordon-exec, sandbox-exec) failed the trusted-program check. */
+export const REMEDY_UNTRUSTED_PROGRAM = `cordon runs only programs owned by root or by you and writable by neither group nor others, the file and every directory above it: install bubblewrap from the system's packages (/usr/bin/bwrap) or point CORDON_BWRAP (or the \`programs.bwrap\` option) at such a file, fix the ownership or mode named above, ${LAST_RESORT}.`

@@ -13,6 +13,7 @@ import type { SandboxPolicy } from '../policy/vocabulary.js'
 import type { SpawnPathChoice } from '../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { bubblewrapBackend } from './bubblewrap/backend.js'
+import type { HostPrograms } from './bubblewrap/program.js'
 import type { ShieldFacts } from './confinement/account.js'
 import type { ConfinementPlan } from './confinement/plan.js'
 import type { ConfineHost, PlanRequest } from './confinement/request.js'
@@ -25,8 +26,8 @@ export type BackendPlan = ConfinementPlan | SeatbeltPlan
 
 /** What the probe of one backend is told. */
 export interface BackendProbeOptions {
-  /** The PATH searched for runner executables (`bwrap`). */
-  searchPath?: string | undefined
+  /** Runner executables the caller pinned (bubblewrap/program.ts); else the trusted search path. */
+  programs?: HostPrograms | undefined
   /** The spawn path runs take (Landlock needs the native one). */
   spawnPath: SpawnPathChoice
 }

@@ -47,7 +47,7 @@ import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends
 import { SandboxUnavailableError, SpawnError } from '../policy/errors.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { mergeEnv, scrubbedParentEnv } from '../subprocess/env/scrub.js'
-import { helperPath } from '../subprocess/native.js'
+import { helperMissingReason, helperPath } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/spec/terminal-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal/ruleset-handover.js'
@@ -88,7 +88,7 @@ export function confineTerminal(
   if (plan === undefined) return { spec, backend: 'none' }
   const helper = helperPath()
   if (helper === undefined) {
-    throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the cordon-exec helper executable is missing' })
+    throw new SandboxUnavailableError(plan.policy.mode, { reason: helperMissingReason() })
   }
   // The plan's environment (package caches, the owner's HOME) under the caller's, TMPDIR over both.
   const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }

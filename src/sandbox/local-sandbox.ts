@@ -21,6 +21,7 @@ import { backendOf, type BackendPlan, isLinuxPlan } from './backend.js'
 import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
 import type { ShieldFacts } from './confinement/account.js'
 import type { ConfinementPlan } from './confinement/plan.js'
+import type { HostPrograms } from './bubblewrap/program.js'
 import { probeBackends } from './probe.js'
 import type { SeatbeltPlan } from './seatbelt/plan.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
@@ -39,8 +40,8 @@ export interface LocalSandboxOptions {
   capabilities?: SandboxCapabilities
   /** Most Landlock rulesets kept open; default 16. */
   rulesetCacheSize?: number
-  /** The PATH the probe searches for `bwrap`; default `process.env.PATH`. */
-  searchPath?: string | undefined
+  /** Programs the host runs, pinned by absolute path (each checked: bubblewrap/program.ts); default `CORDON_BWRAP`, else /usr/bin:/bin:/usr/sbin:/sbin, never PATH. */
+  programs?: HostPrograms | undefined
   /** Keep the probe's verdict on disk between processes (`use`), or probe anew and keep it (`refresh`); default neither. */
   probeCache?: 'use' | 'refresh' | undefined
   /** The environment hidden paths (`~`, `$XDG_RUNTIME_DIR`), socket masks and the private layout are read from; default `process.env`. */
@@ -107,7 +108,7 @@ export class LocalSandbox {
     const chain = options.backends ?? defaultChain()
     const capabilities =
       options.capabilities ??
-      (await probeBackends(chain, { searchPath: options.searchPath, diskCache: options.probeCache }))
+      (await probeBackends(chain, { programs: options.programs, diskCache: options.probeCache }))
     let native: NativeAddon | undefined
     if (capabilities.chain.some((name) => capabilities.backends[name]?.usable)) {
       try {

@@ -16,6 +16,7 @@ import {
 } from '../policy/backends.js'
 import { processSpawnPath, type SpawnPathChoice } from '../subprocess/portable/spawn-path.js'
 import { backendOf } from './backend.js'
+import { configuredBwrap, type HostPrograms } from './bubblewrap/program.js'
 import { probeCacheKey, readProbeCache, writeProbeCache } from './probe/disk-cache.js'
 import { defaultChain } from './select.js'
 
@@ -28,8 +29,8 @@ const probeCache = new Map<string, Promise<SandboxCapabilities>>()
 
 /** Options for probeBackends. */
 export interface ProbeBackendsOptions {
-  /** The PATH searched for runner executables (`bwrap`); default `process.env.PATH`. */
-  searchPath?: string | undefined
+  /** Runner executables the caller pinned (absolute, checked); default `CORDON_BWRAP`, else the trusted search path. */
+  programs?: HostPrograms | undefined
   /** The spawn path runs take; default the process's (`CORDON_SPAWN`, else native where the addon loads). */
   spawnPath?: SpawnPathChoice | undefined
   /**
@@ -50,12 +51,11 @@ export function probeBackends(
   options: ProbeBackendsOptions = {},
 ): Promise<SandboxCapabilities> {
   const spawnPath = options.spawnPath ?? processSpawnPath()
-  const key = `${chain.join(',')}\0${options.searchPath ?? process.env.PATH ?? ''}\0${spawnPath.path}`
+  const programs = { bwrap: configuredBwrap(options.programs) }
+  const key = `${chain.join(',')}\0${programs.bwrap ?? ''}\0${spawnPath.path}`
   let cached = probeCache.get(key)
   if (!cached) {
-    const diskKey = options.diskCache
-      ? probeCacheKey(chain, options.searchPath ?? process.env.PATH, spawnPath.path)
-      : ''
+    const diskKey = options.diskCache ? probeCacheKey(chain, programs.bwrap, spawnPath.path) : ''
     const fromDisk = options.diskCache === 'use' ? readProbeCache(diskKey) : undefined
     if (fromDisk) {
       cached = Promise.resolve(fromDisk)
@@ -67,7 +67,7 @@ export function probeBackends(
       for (const name of chain) {
         // A name outside the table (a caller's typo) gets no verdict, as before.
         const backend = backendOf(name) as ReturnType<typeof backendOf> | undefined
-        if (backend) backends[name] = await backend.probe({ searchPath: options.searchPath, spawnPath })
+        if (backend) backends[name] = await backend.probe({ programs, spawnPath })
       }
       const caps = { platform: process.platform, chain: [...chain], backends, spawnPath: spawnPathFacts(spawnPath) }
       if (options.diskCache) writeProbeCache(diskKey, caps)

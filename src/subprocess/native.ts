@@ -6,6 +6,8 @@ import { createRequire } from 'node:module'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
+import { REMEDY_BUILD_HELPER, REMEDY_UNTRUSTED_PROGRAM } from '../policy/remedies.js'
+import { checkTrustedProgram, type RefusedProgram } from './trusted-program.js'
 
 /** How fd N of the child is wired: /dev/null, a fresh pipe, the host's own fd N, or (>= 0) that fd. */
 export const Slot = { Null: -1, Pipe: -2, Inherit: -3 } as const
@@ -73,6 +75,8 @@ export interface NativeAddon {
   closeFd(fd: number): void
   /** Sets close-on-exec on a descriptor opened without it (node-pty's masters); 0 or -errno. */
   setCloexec(fd: number, on?: boolean): number
+  /** Turns a terminal's output processing (OPOST) on or off, nothing else (tcsetattr); 0 or -errno. */
+  setOutputProcessing(fd: number, on: boolean): number
   socketPair(): [number, number] | number
   /** `n` pipes as [r0, w0, r1, w1, …], or -errno (nothing left open). */
   pipes(n: number): number[] | number
@@ -229,17 +233,51 @@ export function loadNativeWithPath(root: string = packageRoot): { addon: NativeA
 }
 
 /**
- * The path of the `cordon-exec` helper, or undefined when none was built: the one beside the
- * loaded addon first (a prebuild's helper with its prebuild), then build/Release, then this
- * platform's prebuilds. The helper is a static executable of its own: it runs where the addon
- * does not load (another libc), so it is looked for whether or not the addon loaded.
+ * The `cordon-exec` helper the host may run, and every candidate refused on the way: the one
+ * beside the loaded addon first (a prebuild's helper with its prebuild), then build/Release, then
+ * this platform's prebuilds. A candidate must pass checkTrustedProgram (owned by root or the host
+ * user, writable by neither group nor others, nor any directory above it). The helper is a static
+ * executable of its own: it runs where the addon does not load (another libc), so it is looked
+ * for whether or not the addon loaded.
  */
-export function helperPath(root: string = packageRoot): string | undefined {
+export function helperLookup(root: string = packageRoot): { path?: string; refused: RefusedProgram[] } {
   const beside = cache.get(root)
   const candidates = [
     ...(beside ? [join(dirname(beside.path), 'cordon-exec')] : []),
     join(root, 'build', 'Release', 'cordon-exec'),
     join(prebuildDir(root), 'cordon-exec'),
   ]
-  return candidates.find((p) => existsSync(p))
+  const refused: RefusedProgram[] = []
+  for (const candidate of candidates) {
+    if (!existsSync(candidate) || refused.some((r) => r.path === candidate)) continue
+    const trust = checkTrustedProgram(candidate)
+    if (trust.ok) return { path: candidate, refused }
+    refused.push({ path: trust.path, reason: trust.reason })
+  }
+  return { refused }
+}
+
+/** The path of the trusted `cordon-exec` helper (helperLookup), or undefined when none was built or none is trusted. */
+export function helperPath(root: string = packageRoot): string | undefined {
+  return helperLookup(root).path
+}
+
+/** Why there is no helper to run: not built, or every one refused (for the probes' reasons). */
+export function helperMissingReason(root: string = packageRoot): string {
+  const { refused } = helperLookup(root)
+  if (refused.length === 0) return 'the cordon-exec helper was not built'
+  return `the cordon-exec helper is refused: ${refused.map((r) => `${r.path}: ${r.reason}`).join('; ')}`
+}
+
+/** A probe's unusable verdict when no helper may run: why, what to do, and what was refused. */
+export function helperVerdict(root: string = packageRoot): {
+  usable: false
+  reason: string
+  remedy: string
+  refusedPrograms?: RefusedProgram[]
+} {
+  const { refused } = helperLookup(root)
+  const reason = helperMissingReason(root)
+  if (refused.length === 0) return { usable: false, reason, remedy: REMEDY_BUILD_HELPER }
+  return { usable: false, reason, remedy: REMEDY_UNTRUSTED_PROGRAM, refusedPrograms: refused }
 }

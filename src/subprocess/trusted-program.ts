@@ -142,3 +142,25 @@ export function stillTrusted(identity: ProgramIdentity, uid: number = hostUid())
     n.mtimeMs === identity.mtimeMs
   )
 }
+
+/**
+ * Why the program a probe recorded at `program` (with its identity, when recorded) may not be run
+ * now: replaced, moved, or no longer trusted since it was checked; undefined when it may. Without
+ * a recorded identity it is checked afresh.
+ */
+export function recordedProgramProblem(
+  program: string,
+  recorded: Omit<ProgramIdentity, 'path'> | undefined,
+  uid: number = hostUid(),
+): string | undefined {
+  if (recorded !== undefined && stillTrusted({ path: program, ...recorded }, uid)) return undefined
+  const now = checkTrustedProgram(program, uid)
+  if (!now.ok) return `${program} is refused: ${now.reason}`
+  return recorded === undefined ? undefined : `${program} was replaced since the probe checked it`
+}
+
+/** An identity without its path: what a probe's verdict records of the executable it names. */
+export function identityFacts(identity: ProgramIdentity): Omit<ProgramIdentity, 'path'> {
+  const { path: _path, ...facts } = identity
+  return facts
+}

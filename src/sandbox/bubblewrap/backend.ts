@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import type { BackendCapability } from '../../policy/backends.js'
 import { SandboxUnavailableError } from '../../policy/errors.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
-import { helperPath } from '../../subprocess/native.js'
+import { helperMissingReason, helperPath } from '../../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
 import { requestHost } from '../confinement/host.js'
@@ -15,6 +15,7 @@ import { bubblewrapAccount } from './account.js'
 import { bubblewrapMounts } from './mounts.js'
 import { bubblewrapPlan } from './plan.js'
 import { probeBubblewrap } from './probe.js'
+import { bwrapProblem, type HostPrograms } from './program.js'
 import { bubblewrapSpec } from './spec.js'
 import { bubblewrapTerminalArgv } from './terminal.js'
 
@@ -38,16 +39,17 @@ function isSetuid(executable: string | undefined): boolean {
   }
 }
 
-/** bwrap and cordon-exec as the probe recorded them; SANDBOX_UNAVAILABLE when either is missing. */
+/**
+ * bwrap as the probe recorded it (still the file it checked, still trusted) and a trusted
+ * cordon-exec; SANDBOX_UNAVAILABLE with the reason when either is missing, replaced or refused.
+ */
 function wrapperTools(host: ConfineHost, plan: ConfinementPlan): { bwrap: string; helper: string } {
-  const bwrap = host.capabilities.backends.bubblewrap?.executable
+  const cap = host.capabilities.backends.bubblewrap
+  const problem = cap ? bwrapProblem(cap) : 'the probe recorded no bwrap executable'
+  if (problem !== undefined) throw new SandboxUnavailableError(plan.policy.mode, { reason: problem })
   const helper = helperPath()
-  if (bwrap === undefined || helper === undefined) {
-    throw new SandboxUnavailableError(plan.policy.mode, {
-      reason: 'the probe recorded no bwrap or cordon-exec executable',
-    })
-  }
-  return { bwrap, helper }
+  if (helper === undefined) throw new SandboxUnavailableError(plan.policy.mode, { reason: helperMissingReason() })
+  return { bwrap: cap?.executable as string, helper }
 }
 
 /** bubblewrap: bwrap's namespaces and mounts around cordon-exec init, which adds Landlock writes and seccomp. */
@@ -77,5 +79,5 @@ export const bubblewrapBackend = {
   },
   confine: (spec: SubprocessSpawnSpec, plan: ConfinementPlan, host: ConfineHost) =>
     bubblewrapSpec(spec, plan, host.ruleset(plan), wrapperTools(host, plan)),
-  probe: (options: { searchPath?: string | undefined }) => probeBubblewrap({ searchPath: options.searchPath }),
+  probe: (options: { programs?: HostPrograms | undefined }) => probeBubblewrap({ bwrap: options.programs?.bwrap }),
 } as const

@@ -1,6 +1,6 @@
 /**
- * The bubblewrap probe: find `bwrap` on a PATH (the absolute path is recorded and used for every
- * run), read its version, and run the canary through the very argv `confine` builds (bwrap's
+ * The bubblewrap probe: choose `bwrap` (program.ts: configured, or the trusted search path, never
+ * the caller's PATH; its path and identity are recorded and every run checks them), read its version, and run the canary through the very argv `confine` builds (bwrap's
  * namespaces and binds, cordon-exec inside with its Landlock write domain and seccomp program):
  * every effect class must be refused or kept private. When bwrap is missing or refused (user
  * namespaces disabled, an LSM in the way), the verdict says why and what a person can do.
@@ -12,17 +12,17 @@ import { errnoName } from '../../policy/errors.js'
 import { DEFAULT_CANARY_TIMEOUT_MS } from '../../policy/defaults.js'
 import { grantsFor } from '../../policy/grants.js'
 import {
-  REMEDY_BUILD_HELPER,
   REMEDY_BWRAP_NO_SECCOMP,
   REMEDY_BWRAP_REFUSED,
   REMEDY_CHECK_SECCOMP,
   REMEDY_INSTALL_BUBBLEWRAP,
   REMEDY_LINUX_ONLY,
+  REMEDY_UNTRUSTED_PROGRAM,
   remedyDefeated,
   remedyUserNamespaces,
 } from '../../policy/remedies.js'
-import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
-import { findProgram } from '../../subprocess/program-path.js'
+import { helperLookup, helperVerdict, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { identityFacts } from '../../subprocess/trusted-program.js'
 import { helperLandlockAbi, portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
 import { landlockHost } from '../confinement/host.js'
@@ -32,6 +32,7 @@ import { RulesetHandle } from '../ruleset/cache.js'
 import { buildRuleset, statPath } from '../ruleset/landlock.js'
 import { bubblewrapAccount } from './account.js'
 import { bubblewrapPlan } from './plan.js'
+import { chooseBwrap, configuredBwrap } from './program.js'
 import { bubblewrapSpec } from './spec.js'
 
 /** What bubblewrap does not govern here, in words a person can act on. */
@@ -55,8 +56,8 @@ export { REMEDY_INSTALL_BUBBLEWRAP } from '../../policy/remedies.js'
 
 /** Options for probeBubblewrap. */
 export interface BubblewrapProbeOptions {
-  /** The PATH searched for `bwrap` (a `:` list); default `process.env.PATH`. */
-  searchPath?: string | undefined
+  /** Absolute path of the `bwrap` to run (checked, never a PATH search); default program.ts `configuredBwrap`. */
+  bwrap?: string | undefined
   /** Canary time budget (ms); default 5000. */
   timeoutMs?: number
   /** The addon (tests inject one); default `loadNative()`. */
@@ -88,18 +89,27 @@ export function userNamespaceRemedy(): string {
   return remedyUserNamespaces(how)
 }
 
-/** The real path of `p`, or undefined when it went away meanwhile (the probe never throws). */
-function realPathOf(p: string): string | undefined {
+const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
+
+/** `bwrap --version`, or why it failed (the reason and remedy of an unusable verdict). */
+function bwrapVersion(bwrap: string, timeoutMs: number | undefined): string | { reason: string; remedy: string } {
   try {
-    return fs.realpathSync(p)
-  } catch {
-    return undefined
+    return childProcess()
+      .execFileSync(bwrap, ['--version'], {
+        encoding: 'utf8',
+        timeout: timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      .trim()
+  } catch (error) {
+    return {
+      reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+    }
   }
 }
 
-const USERNS_REFUSAL = /namespace|uid map|gid map|setgroups|RTM_NEW|loopback|Operation not permitted|Permission denied/i
-
-/** Probes bubblewrap (found on `searchPath`) with the canary; never throws. */
+/** Probes bubblewrap (program.ts chooses the bwrap) with the canary; never throws. */
 export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Promise<BackendCapability> {
   const done = probeFinisher('bubblewrap', BUBBLEWRAP_LIMITATIONS)
   if (process.platform !== 'linux') {
@@ -109,34 +119,22 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
       remedy: REMEDY_LINUX_ONLY,
     })
   }
-  const searchPath = options.searchPath ?? process.env.PATH ?? ''
-  // The one PATH search (program-path.ts); the real path is what every run then executes.
-  const found = findProgram('bwrap', searchPath)
-  const bwrap = 'path' in found ? realPathOf(found.path) : undefined
-  if (bwrap === undefined) {
-    return done({
+  const choice = chooseBwrap(configuredBwrap({ bwrap: options.bwrap }))
+  const refused = [...choice.refused]
+  const finish = (verdict: Parameters<typeof done>[0]) =>
+    done(refused.length > 0 ? { ...verdict, refusedPrograms: refused } : verdict)
+  if (choice.identity === undefined) {
+    return finish({
       usable: false,
-      reason: `bwrap was not found on PATH (${searchPath || 'empty'})`,
-      remedy: REMEDY_INSTALL_BUBBLEWRAP,
+      reason: choice.reason,
+      remedy: choice.untrusted ? REMEDY_UNTRUSTED_PROGRAM : REMEDY_INSTALL_BUBBLEWRAP,
     })
   }
-  let version: string
-  try {
-    version = childProcess()
-      .execFileSync(bwrap, ['--version'], {
-        encoding: 'utf8',
-        timeout: options.timeoutMs ?? DEFAULT_CANARY_TIMEOUT_MS,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      .trim()
-  } catch (error) {
-    return done({
-      executable: bwrap,
-      usable: false,
-      reason: `${bwrap} --version failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
-      remedy: REMEDY_INSTALL_BUBBLEWRAP,
-    })
-  }
+  // The path as checked is what every run executes (and checks again: program.ts bwrapProblem).
+  const bwrap = choice.identity.path
+  const identity = { executable: bwrap, executableIdentity: identityFacts(choice.identity) }
+  const version = bwrapVersion(bwrap, options.timeoutMs)
+  if (typeof version !== 'string') return finish({ ...identity, usable: false, ...version })
   // Without the addon (the portable spawn path) cordon-exec inside still layers everything: it
   // builds the Landlock write domain from --rule arguments and reports the kernel's ABI itself.
   let native: NativeAddon | undefined
@@ -145,14 +143,14 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   } catch {
     native = undefined
   }
-  const helper = helperPath()
+  const lookup = helperLookup()
+  refused.push(...lookup.refused)
+  const helper = lookup.path
   if (helper === undefined) {
-    return done({
-      executable: bwrap,
+    return finish({
+      ...identity,
       version,
-      usable: false,
-      reason: 'the cordon-exec helper was not built',
-      remedy: REMEDY_BUILD_HELPER,
+      ...helperVerdict(),
     })
   }
   const abi = native ? Math.max(0, native.landlockAbi()) : helperLandlockAbi(helper)
@@ -164,21 +162,21 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
   }
   const base = {
-    executable: bwrap,
+    ...identity,
     version: `${version}${facts.seccomp ? ' + seccomp' : ''}${abi >= 3 ? ` + Landlock ABI ${abi} writes` : ''} + cordon-exec init`,
     abi,
     seccomp: facts.seccomp,
   }
   if (!verdict.ran) {
-    const refused = verdict.line !== undefined && USERNS_REFUSAL.test(verdict.line)
-    return done({
+    const usernsRefused = verdict.line !== undefined && USERNS_REFUSAL.test(verdict.line)
+    return finish({
       ...base,
       usable: false,
       reason:
         verdict.line !== undefined
           ? `bwrap refused to start the sandbox (${verdict.line})`
           : `the canary failed to start at ${verdict.stage} (${errnoName(verdict.errno)})`,
-      remedy: refused
+      remedy: usernsRefused
         ? userNamespaceRemedy()
         : verdict.line !== undefined
           ? REMEDY_BWRAP_REFUSED
@@ -189,7 +187,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     })
   }
   if (verdict.failures.length > 0) {
-    return done({
+    return finish({
       ...base,
       usable: false,
       canary: verdict.results,
@@ -198,7 +196,7 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
     })
   }
   const uid0 = (process.getuid?.() ?? 0) === 0
-  return done({
+  return finish({
     ...base,
     usable: true,
     supervisor: true,

@@ -9,18 +9,20 @@ import { SandboxUnavailableError } from '../../policy/errors.js'
 import type { SubprocessTerminalSpawnSpec } from '../../subprocess/types.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import { bubblewrapArgv } from './argv.js'
+import { bwrapProblem } from './program.js'
 
-/** The bwrap argv around `launcher` for a terminal; SANDBOX_UNAVAILABLE without bwrap or when the command must run as the owner. */
+/** The bwrap argv around `launcher` for a terminal; SANDBOX_UNAVAILABLE without a trusted bwrap or when the command must run as the owner. */
 export function bubblewrapTerminalArgv(
   plan: ConfinementPlan,
   launcher: string[],
   spec: SubprocessTerminalSpawnSpec,
   capabilities: SandboxCapabilities,
 ): string[] {
-  const bwrap = capabilities.backends.bubblewrap?.executable
-  if (bwrap === undefined) {
-    throw new SandboxUnavailableError(plan.policy.mode, { reason: 'the probe recorded no bwrap executable' })
-  }
+  const cap = capabilities.backends.bubblewrap
+  // The bwrap the probe checked, still that file and still trusted (program.ts), or nothing runs.
+  const problem = cap ? bwrapProblem(cap) : 'the probe recorded no bwrap executable'
+  if (problem !== undefined) throw new SandboxUnavailableError(plan.policy.mode, { reason: problem })
+  const bwrap = cap?.executable as string
   // node-pty execs bwrap itself: nothing can start it as the workspace owner.
   if (plan.runAs !== undefined) {
     throw new SandboxUnavailableError(plan.policy.mode, {

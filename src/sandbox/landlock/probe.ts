@@ -20,7 +20,7 @@ import {
   REMEDY_NO_LANDLOCK,
   remedyDefeated,
 } from '../../policy/remedies.js'
-import { helperPath, loadNative, type NativeAddon } from '../../subprocess/native.js'
+import { helperPath, helperVerdict, loadNative, type NativeAddon } from '../../subprocess/native.js'
 import { landlockHost } from '../confinement/host.js'
 import { buildRuleset, KNOWN_ABI } from '../ruleset/landlock.js'
 import { hostSeccompArch } from '../seccomp/bpf.js'
@@ -105,9 +105,7 @@ export async function probeLandlock(options: ProbeOptions = {}): Promise<Backend
   const level = Math.min(abi, KNOWN_ABI)
   const base = { abi, version: `Landlock ABI ${abi}${abi > level ? ` (driven at ${level})` : ''}` }
   const helper = helperPath()
-  if (helper === undefined) {
-    return done({ ...base, usable: false, reason: 'the cordon-exec helper was not built', remedy: REMEDY_BUILD_HELPER })
-  }
+  if (helper === undefined) return done({ ...base, ...helperVerdict() })
 
   let facts = { abi: level, seccomp: true, supervisor: true, namespaces: true }
   let verdict = await canaryFor(native, helper, facts, options)

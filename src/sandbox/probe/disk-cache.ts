@@ -2,8 +2,8 @@
  * The probe's verdict cached on disk, so a CLI start does not run the canaries again (they cost
  * tens of milliseconds, bubblewrap's most). The verdict is only as good as the host it was proved
  * on, so the key holds everything that could change it: kernel release and boot id, uid and gid,
- * cordon's version and the addon's and helper's files (inode, size, mtime), each bwrap on the
- * search path, the spawn path, the chain, and the user-namespace, AppArmor and LSM settings. The
+ * cordon's version and the addon's and helper's files (inode, size, mtime), the configured bwrap
+ * or each one on the trusted search path, the spawn path, the chain, and the user-namespace, AppArmor and LSM settings. The
  * file lives in cordon's private dir (mode 0600, never shown to a confined command); a file that
  * is not ours, not private, unreadable or malformed is ignored, and `--reprobe` rewrites it. What
  * it names that the host will run is revalidated on every read (src/sandbox/probe/cached-programs.ts).
@@ -14,6 +14,7 @@ import path from 'node:path'
 import type { SandboxBackendName, SandboxCapabilities } from '../../policy/backends.js'
 import { helperPath, loadNative, packageRoot } from '../../subprocess/native.js'
 import { privateParent } from '../../subprocess/private-dirs/layout.js'
+import { TRUSTED_SEARCH_PATH } from '../../subprocess/trusted-program.js'
 import { cachedVerdictProblem, programIdentities } from './cached-programs.js'
 
 const SETTINGS = [
@@ -43,12 +44,9 @@ function identity(p: string | undefined): string {
   }
 }
 
-/** Every bwrap on `searchPath`, by identity (a new or replaced one changes the key). */
-function bwraps(searchPath: string | undefined): string[] {
-  return (searchPath ?? '')
-    .split(':')
-    .filter((d) => path.isAbsolute(d))
-    .map((d) => path.join(d, 'bwrap'))
+/** The configured bwrap, else every bwrap on the trusted search path, by identity (a new or replaced one changes the key). */
+function bwraps(configured: string | undefined): string[] {
+  return (configured === undefined ? TRUSTED_SEARCH_PATH.map((d) => path.join(d, 'bwrap')) : [configured])
     .filter((p) => fs.existsSync(p))
     .map(identity)
 }
@@ -56,7 +54,7 @@ function bwraps(searchPath: string | undefined): string[] {
 /** The cache key of one probe on this host. */
 export function probeCacheKey(
   chain: readonly SandboxBackendName[],
-  searchPath: string | undefined,
+  bwrap: string | undefined,
   spawnPath: string,
 ): string {
   const version = read(path.join(packageRoot, 'package.json')).match(/"version":\s*"([^"]+)"/)?.[1] ?? '-'
@@ -68,7 +66,7 @@ export function probeCacheKey(
     `cordon=${version}`,
     `addon=${identity(path.join(packageRoot, 'build', 'Release', 'cordon.node'))}`,
     `helper=${identity(helperPath())}`,
-    `bwrap=${bwraps(searchPath).join(',')}`,
+    `bwrap=${bwraps(bwrap).join(',')}`,
     ...SETTINGS.map((p) => `${p}=${read(p)}`),
   ]
   // The key itself, not a hash of it: node:crypto would cost a CLI start ~2 ms.

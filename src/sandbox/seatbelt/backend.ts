@@ -2,14 +2,17 @@
 import type { BackendCapability } from '../../policy/backends.js'
 import { grantsFor } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { recordedProgramProblem } from '../../subprocess/trusted-program.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
-import type { PlanRequest } from '../confinement/request.js'
+import type { ConfineHost, PlanRequest } from '../confinement/request.js'
 import { viewPlaces } from '../view/places.js'
 import type { ProtectedSet } from '../view/protected-paths.js'
 import { ReadView, type ReadViewSnapshot } from '../view/read-view.js'
 import { seatbeltAccount, type SeatbeltPlan, seatbeltPlan, seatbeltSpec } from './plan.js'
 import { probeSeatbelt } from './probe.js'
 import { renderSeatbeltProfile } from './profile.js'
+import { SANDBOX_EXEC } from './launch.js'
+import { SandboxUnavailableError } from '../../policy/errors.js'
 
 /** Seatbelt denies by path: the policy's own, what of the hidden set exists now, and every exact place. */
 function seatbeltHidden(own: readonly string[], view: ReadView, snapshot: ReadViewSnapshot): string[] {
@@ -38,6 +41,17 @@ export function seatbeltHiddenSet(policy: SandboxPolicy, env: NodeJS.ProcessEnv 
   }
 }
 
+/**
+ * Why /usr/bin/sandbox-exec may not be run now: not the file the probe checked (its identity is
+ * recorded), or, on macOS with a verdict that recorded none, no longer trusted. Off macOS a
+ * verdict without identity (a caller's, or a test's) is planned as is: nothing is run here.
+ */
+export function sandboxExecProblem(capability: BackendCapability | undefined): string | undefined {
+  const recorded = capability?.executable === SANDBOX_EXEC ? capability.executableIdentity : undefined
+  if (recorded === undefined && process.platform !== 'darwin') return undefined
+  return recordedProgramProblem(SANDBOX_EXEC, recorded)
+}
+
 /** Seatbelt (macOS): sandbox-exec with a profile rendered from the grants. */
 export const seatbeltBackend = {
   name: 'seatbelt',
@@ -61,6 +75,10 @@ export const seatbeltBackend = {
       },
       { tempDir: session.tmp, verified: capability.verified },
     ),
-  confine: (spec: SubprocessSpawnSpec, plan: SeatbeltPlan) => seatbeltSpec(spec, plan),
+  confine(spec: SubprocessSpawnSpec, plan: SeatbeltPlan, host: ConfineHost): SubprocessSpawnSpec {
+    const problem = sandboxExecProblem(host.capabilities.backends.seatbelt)
+    if (problem !== undefined) throw new SandboxUnavailableError(plan.policy.mode, { reason: problem })
+    return seatbeltSpec(spec, plan)
+  },
   probe: () => probeSeatbelt(),
 } as const

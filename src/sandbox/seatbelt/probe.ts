@@ -22,6 +22,7 @@ import { renderSeatbeltProfile } from './profile.js'
 import { seatbeltEffectClasses, seatbeltEnforcement } from './account.js'
 import { SANDBOX_EXEC, seatbeltLaunchArgv } from './launch.js'
 import { childProcess } from '../../subprocess/lazy-builtins.js'
+import { checkTrustedProgram, identityFacts, type ProgramIdentity } from '../../subprocess/trusted-program.js'
 
 /** What the probe learned about Seatbelt: a BackendCapability, plus whether a canary proved it here. */
 export interface SeatbeltCapability extends Omit<BackendCapability, 'backend'> {
@@ -77,6 +78,19 @@ const WHY_EXIT: Readonly<Record<number, string>> = {
   14: 'the canary was NOT denied the rename of a protected dir’s parent',
 }
 
+/** `sandboxExec` checked like every program the host runs (owner, modes, every directory above it). */
+function trustedSandboxExec(
+  sandboxExec: string,
+): { identity: ProgramIdentity } | Pick<SeatbeltCapability, 'reason' | 'remedy' | 'refusedPrograms'> {
+  const trust = checkTrustedProgram(sandboxExec)
+  if (trust.ok) return { identity: trust.identity }
+  return {
+    reason: `${sandboxExec} is refused: ${trust.reason}`,
+    remedy: REMEDY_SANDBOX_EXEC,
+    ...(fs.existsSync(sandboxExec) ? { refusedPrograms: [{ path: trust.path, reason: trust.reason }] } : {}),
+  }
+}
+
 /** Probes Seatbelt with its canaries; never throws. */
 export async function probeSeatbelt(options: SeatbeltProbeOptions = {}): Promise<SeatbeltCapability> {
   const started = performance.now()
@@ -97,16 +111,8 @@ export async function probeSeatbelt(options: SeatbeltProbeOptions = {}): Promise
     })
   }
   const sandboxExec = options.sandboxExec ?? SANDBOX_EXEC
-  try {
-    fs.accessSync(sandboxExec, fs.constants.X_OK)
-  } catch (error) {
-    return done({
-      usable: false,
-      verified: false,
-      reason: `${sandboxExec} is missing or not executable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      remedy: REMEDY_SANDBOX_EXEC,
-    })
-  }
+  const trust = trustedSandboxExec(sandboxExec)
+  if (!('identity' in trust)) return done({ usable: false, verified: false, ...trust })
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(options.tmpdir ?? os.tmpdir(), 'cordon-probe-seatbelt-')))
   try {
     fs.mkdirSync(path.join(dir, 'root', '.git', 'hooks'), { recursive: true })
@@ -125,7 +131,11 @@ export async function probeSeatbelt(options: SeatbeltProbeOptions = {}): Promise
       [WRITE_CANARY, 'cordon-canary', dir],
       options,
     )
-    const base = { executable: sandboxExec, version: `Seatbelt (sandbox-exec, Darwin ${os.release()})` }
+    const base = {
+      executable: sandboxExec,
+      executableIdentity: identityFacts(trust.identity),
+      version: `Seatbelt (sandbox-exec, Darwin ${os.release()})`,
+    }
     const writeFailure = judge(write, () => {
       if (!fs.existsSync(path.join(dir, 'root', 'ok'))) return 10
       if (fs.existsSync(path.join(dir, 'denied'))) return 11

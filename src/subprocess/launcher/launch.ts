@@ -12,7 +12,7 @@
  */
 import { spawnFailure } from '../process/child.js'
 import { decodeLaunchReply, encodeLaunchRequest, type LaunchRequest, REPLY_BYTES } from './wire.js'
-import { helperPath, loadNative, type NativeAddon, Slot } from '../native.js'
+import { helperMissingReason, helperPath, loadNative, type NativeAddon, Slot } from '../native.js'
 
 const EBADF = 9
 
@@ -64,7 +64,7 @@ function keyOf(self: LauncherSelf | undefined): string {
 
 function startZygote(native: NativeAddon, key: string, self: LauncherSelf | undefined): Zygote {
   const helper = helperPath()
-  if (helper === undefined) throw spawnFailure('launcher', 2, 'cordon-exec', 'the cordon-exec helper was not built')
+  if (helper === undefined) throw spawnFailure('launcher', 2, 'cordon-exec', helperMissingReason())
   const pair = native.socketPair()
   if (typeof pair === 'number') throw spawnFailure('launcher', -pair, undefined, 'socketpair')
   const [host, theirs] = pair

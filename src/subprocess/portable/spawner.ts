@@ -20,7 +20,7 @@ import { SpawnError } from '../../policy/errors.js'
 import { programOf } from '../process/child.js'
 import { type LaunchKind, launchKindOf } from '../process/launch-kind.js'
 import type { ChildSpawner, PinnedProcess, SupervisedLaunch } from '../process/spawner.js'
-import { Slot } from '../native.js'
+import { helperMissingReason, Slot } from '../native.js'
 import { startPortableChild } from './child.js'
 import type { SubprocessSpawnSpec } from '../types.js'
 
@@ -98,7 +98,7 @@ export function portableSpawner(helper: string | undefined): ChildSpawner {
           stage: 'launcher',
           errno: 2,
           path: 'cordon-exec',
-          detail: 'the cordon-exec helper was not built',
+          detail: helperMissingReason(),
         })
       }
       const child = startPortableChild({

@@ -322,14 +322,13 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
   })
 })
 
-it('fail closed: bwrap not on PATH is unusable with the install remedy, and a pinned policy runs nothing', async () => {
+it('fail closed: a configured bwrap that is not there is unusable with the install remedy, and a pinned policy runs nothing', async () => {
   const bin = scratchDir('cordon-no-bwrap-path')
-  for (const tool of ['sh', 'bash', 'true']) fs.symlinkSync(`/usr/bin/${tool}`, path.join(bin, tool))
-  const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], searchPath: bin })
+  const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], programs: { bwrap: path.join(bin, 'bwrap') } })
   try {
     const cap = sandbox.capabilities.backends.bubblewrap!
     expect(cap.usable).toBe(false)
-    expect(cap.reason).toMatch(/bwrap was not found on PATH/)
+    expect(cap.reason).toMatch(/the configured bwrap \S+ is refused: cannot be examined \(ENOENT\)/)
     expect(cap.remedy).toBe(REMEDY_INSTALL_BUBBLEWRAP)
     expect(cap.remedy).toMatch(/apt-get install -y bubblewrap/)
     const root = scratchDir('cordon-no-bwrap-root')
@@ -356,13 +355,13 @@ it('fail closed: bwrap not on PATH is unusable with the install remedy, and a pi
   }
 })
 
-it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE, nothing runs', async (ctx) => {
+it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE before any spawn, nothing runs', async (ctx) => {
   await needBackend(ctx, 'bubblewrap')
   const bin = scratchDir('cordon-vanishing-bwrap')
   const real = (await probeBackends(['bubblewrap'])).backends.bubblewrap!.executable!
   fs.copyFileSync(real, path.join(bin, 'bwrap'))
   fs.chmodSync(path.join(bin, 'bwrap'), 0o755)
-  const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], searchPath: bin })
+  const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], programs: { bwrap: path.join(bin, 'bwrap') } })
   try {
     const cap = sandbox.capabilities.backends.bubblewrap!
     if (!cap.usable) ctx.skip(`a copy of ${real} is not usable here: ${cap.reason}`)
@@ -380,15 +379,16 @@ it('fail closed: a bwrap that vanishes after the probe is SANDBOX_UNAVAILABLE, n
       )
       .catch((e: unknown) => e)
     expect(isSandboxUnavailableError(error)).toBe(true)
-    expect(String((error as Error).message)).toMatch(/the sandbox wrapper \S+bwrap could not be started \(ENOENT\)/)
-    const proc = executor.start(
-      executor.resolve({
-        command: `echo ran > ${target}`,
-        sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root },
-      }),
-    )
-    await proc.done
-    expect(proc.sandbox).toMatchObject({ denied: false, runnerFailed: true })
+    expect(String((error as Error).message)).toMatch(/\S+bwrap is refused: cannot be examined \(ENOENT\)/)
+    // The check comes before any spawn: start refuses as run does, and nothing ran.
+    expect(() =>
+      executor.start(
+        executor.resolve({
+          command: `echo ran > ${target}`,
+          sandboxPolicy: { mode: 'workspace-write', workspaceRoot: root },
+        }),
+      ),
+    ).toThrow(/SANDBOX_UNAVAILABLE|refusing to run/)
     expect(fs.existsSync(target)).toBe(false)
   } finally {
     await sandbox.dispose()

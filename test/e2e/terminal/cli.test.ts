@@ -67,15 +67,16 @@ function cordon(args: string[], env?: NodeJS.ProcessEnv) {
 }
 
 describe('a confined mode no backend can enforce fails closed (no pty needed)', () => {
-  // bwrap off the PATH: the only backend asked for is unusable, so nothing may run.
-  const noBwrap = { PATH: '/nonexistent' }
+  // A configured bwrap that is not there (never a PATH search, never a fallback): the only backend
+  // asked for is unusable, so nothing may run.
+  const noBwrap = { CORDON_BWRAP: '/nonexistent/bwrap' }
   const marker = (tag: string) => ['--', '/bin/sh', '-c', `touch ${root}/ran-${tag}`]
 
   it.each(['read-only', 'workspace-write'])('cordon shell --mode %s exits 125 and the program never runs', (mode) => {
     const r = cordon(['shell', '--backend', 'bubblewrap', '--mode', mode, ...marker(mode)], noBwrap)
     expect(r.status).toBe(125)
     expect(r.stderr).toMatch(/no sandbox backend is usable.*refusing to run the command unconfined/)
-    expect(r.stderr).toMatch(/bwrap was not found on PATH/)
+    expect(r.stderr).toMatch(/the configured bwrap \/nonexistent\/bwrap is refused/)
     expect(existsSync(join(root, `ran-${mode}`))).toBe(false)
   })
 

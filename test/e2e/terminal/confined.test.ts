@@ -67,7 +67,7 @@ function members(terminal: SubprocessTerminalHandle): number[] {
 
 describe('confineTerminal at the boundary (no pty needed)', () => {
   it('fails closed with SANDBOX_UNAVAILABLE when no backend can enforce the mode; danger-full-access asks none', async () => {
-    const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], searchPath: '/nonexistent' })
+    const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], programs: { bwrap: '/nonexistent/bwrap' } })
     try {
       const root = scratchDir('cordon-cterm-closed')
       const spec = termSpec(['/bin/true'], root)
@@ -86,7 +86,7 @@ describe('confineTerminal at the boundary (no pty needed)', () => {
   })
 
   it('a bad spec is an InvalidRequestError naming every field, before any backend is asked', async () => {
-    const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], searchPath: '/nonexistent' })
+    const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], programs: { bwrap: '/nonexistent/bwrap' } })
     try {
       const root = scratchDir('cordon-cterm-bad')
       const bad = thrown(() =>

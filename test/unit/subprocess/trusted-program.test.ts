@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   checkTrustedProgram,
   findTrustedProgram,
+  identityFacts,
+  recordedProgramProblem,
   stillTrusted,
   TRUSTED_SEARCH_PATH,
 } from '../../../src/subprocess/trusted-program.js'
@@ -132,5 +134,22 @@ describe('stillTrusted', () => {
     fs.writeFileSync(file, '#!/bin/sh\necho other\n')
     fs.chmodSync(file, 0o755)
     expect(stillTrusted(trust.identity)).toBe(false)
+  })
+})
+
+describe('recordedProgramProblem', () => {
+  it('passes the recorded file, names one replaced since, and one no longer trusted', () => {
+    const file = program('recorded')
+    const trust = checkTrustedProgram(file)
+    if (!trust.ok) throw new Error(trust.reason)
+    const recorded = identityFacts(trust.identity)
+    expect(recorded).not.toHaveProperty('path')
+    expect(recordedProgramProblem(file, recorded)).toBeUndefined()
+    fs.rmSync(file)
+    fs.writeFileSync(file, '#!/bin/sh\necho replaced\n', { mode: 0o755 })
+    expect(recordedProgramProblem(file, recorded)).toMatch(/was replaced since the probe checked it/)
+    expect(recordedProgramProblem(file, undefined)).toBeUndefined()
+    fs.chmodSync(file, 0o757)
+    expect(recordedProgramProblem(file, undefined)).toMatch(/is refused: .*writable by others/)
   })
 })

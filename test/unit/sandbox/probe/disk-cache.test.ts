@@ -27,7 +27,6 @@ afterAll(() => {
 
 const cacheFile = () => path.join(base, 'private', `probe-${process.getuid?.() ?? 'user'}.json`)
 const marker = path.join(base, 'planted-ran')
-const SEARCH = '/usr/bin:/bin'
 
 /** A runner a confined run could have planted: it leaves a marker when it runs. */
 function plantRunner(): string {
@@ -52,7 +51,7 @@ function forge(key: string, capabilities: SandboxCapabilities, programs?: unknow
 
 describe('a forged probe cache', () => {
   const spawnPath = processSpawnPath()
-  const key = probeCacheKey(['bubblewrap'], SEARCH, spawnPath.path)
+  const key = probeCacheKey(['bubblewrap'], undefined, spawnPath.path)
 
   it('naming a planted runner it did not record: dropped, the probe redoes, the runner never runs', async (ctx) => {
     await needBackend(ctx, 'bubblewrap')
@@ -61,7 +60,7 @@ describe('a forged probe cache', () => {
     forge(key, forged(planted))
     expect(readProbeCache(key)).toBeUndefined()
     clearProbeCache()
-    const caps = await probeBackends(['bubblewrap'], { searchPath: SEARCH, spawnPath, diskCache: 'use' })
+    const caps = await probeBackends(['bubblewrap'], { spawnPath, diskCache: 'use' })
     expect(caps.backends.bubblewrap?.usable).toBe(true)
     expect(caps.backends.bubblewrap?.executable).not.toBe(planted)
     expect(fs.existsSync(marker)).toBe(false)
@@ -91,7 +90,7 @@ describe('a forged probe cache', () => {
     await needBackend(ctx, 'landlock')
     const abi = loadNative().landlockAbi()
     const helper = helperPath() as string
-    const landlockKey = probeCacheKey(['landlock'], SEARCH, spawnPath.path)
+    const landlockKey = probeCacheKey(['landlock'], undefined, spawnPath.path)
     const at = (n: number): SandboxCapabilities => ({
       platform: 'linux',
       chain: ['landlock'],

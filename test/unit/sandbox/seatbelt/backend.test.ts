@@ -10,6 +10,7 @@ import { grantsFor } from '../../../../src/policy/grants.js'
 import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
 import { renderSeatbeltProfile } from '../../../../src/sandbox/seatbelt/profile.js'
 import { darwinCanonicalPath } from '../../../../src/sandbox/seatbelt/literal.js'
+import { sandboxExecProblem } from '../../../../src/sandbox/seatbelt/backend.js'
 import { SANDBOX_EXEC } from '../../../../src/sandbox/seatbelt/launch.js'
 import type { SeatbeltPlan } from '../../../../src/sandbox/seatbelt/plan.js'
 import { defaultChain } from '../../../../src/sandbox/select.js'
@@ -133,6 +134,15 @@ describe('a darwin host: LocalSandbox confines through sandbox-exec', () => {
     const e = refusal(() => s.confine(spec, { mode: 'workspace-write', workspaceRoot: root }))
     expect(e.message).toMatch(/seatbelt: \/usr\/bin\/sandbox-exec is missing/)
     expect(e.message).toMatch(/reinstall/)
+  })
+
+  it('a sandbox-exec that is not the file the probe checked is refused before anything is wrapped', async () => {
+    const identity = { realPath: SANDBOX_EXEC, dev: 1, ino: 1, uid: 0, mode: 0o100755, size: 1, mtimeMs: 1 }
+    const s = await sandboxWith(seatbelt({ executable: SANDBOX_EXEC, executableIdentity: identity }))
+    const e = refusal(() => s.confine(spec, { mode: 'read-only', workspaceRoot: root }))
+    expect(e.message).toMatch(/\/usr\/bin\/sandbox-exec (is refused|was replaced)/)
+    // The control: a verdict without a recorded identity plans here (off macOS nothing is run).
+    if (process.platform !== 'darwin') expect(sandboxExecProblem(seatbelt().backends.seatbelt)).toBeUndefined()
   })
 
   it('a command not on PATH is refused before anything is wrapped', async () => {

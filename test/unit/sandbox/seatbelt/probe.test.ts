@@ -3,6 +3,7 @@
 // (the canary must catch it), one that refuses to apply a profile, one that hangs, and one that
 // behaves as a confining sandbox-exec would (files as the host expects, EPERM text). The real
 // canary runs only on macOS (skipped elsewhere).
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -45,8 +46,22 @@ describe('probeSeatbelt', () => {
   it('darwin without an executable sandbox-exec: unusable, with the remedy', async () => {
     const cap = await probeSeatbelt({ platform: 'darwin', sandboxExec: path.join(bin, 'missing') })
     expect(cap).toMatchObject({ usable: false, verified: false })
-    expect(cap.reason).toMatch(/missing or not executable \(ENOENT\)/)
+    expect(cap.reason).toMatch(/is refused: cannot be examined \(ENOENT\)/)
     expect(cap.remedy).toMatch(/\/usr\/bin\/sandbox-exec/)
+  })
+
+  it('a sandbox-exec in a directory others may write is refused and never run; run by path it runs', async () => {
+    const open = scratchDir('cordon-seatbelt-open')
+    const marker = path.join(scratchDir('cordon-seatbelt-marker'), 'ran')
+    const planted = path.join(open, 'sandbox-exec')
+    fs.writeFileSync(planted, `#!/bin/sh\necho ran >> ${marker}\n`, { mode: 0o755 })
+    fs.chmodSync(open, 0o777)
+    const cap = await probeSeatbelt({ platform: 'darwin', sandboxExec: planted })
+    expect(cap).toMatchObject({ usable: false, refusedPrograms: [{ path: planted }] })
+    expect(cap.reason).toMatch(/is refused: .* is writable by others/)
+    expect(fs.existsSync(marker)).toBe(false)
+    spawnSync(planted) // the control: the plant runs when run by its path
+    expect(fs.existsSync(marker)).toBe(true)
   })
 
   it('a sandbox-exec that does not confine is caught by the canary', async () => {
