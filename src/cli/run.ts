@@ -62,7 +62,7 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
     const flag = byPolicy
       ? '--mode workspace-write (without those --protect paths)'
       : '--mode workspace-write --no-default-protected'
-    return `${what}; to allow it: ${flag} (or --mode danger-full-access)\ncordon: it is protected inside the writable root (${byPolicy ? 'by --protect' : 'git hooks and config are read-only by default: code planted there would run unconfined later'})`
+    return `${what}; to allow it: ${flag} (or --mode danger-full-access)\ncordon: it is protected inside the writable root (${byPolicy ? 'by --protect' : 'git hooks and config, and the editor, agent and shell files tools run unasked, are read-only by default: code planted there would run unconfined later'})`
   }
   const remedy = writeRemedy(policy, paths)
   if (remedy.unreachable.length > 0) {

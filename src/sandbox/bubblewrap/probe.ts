@@ -47,7 +47,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   '/dev/shm is private: each session gets its own /dev/shm (bound from its session dir), so POSIX shared memory works and the host one is unreachable',
   'ptys are private: each run gets a /dev/pts of its own, so tools that allocate ptys (tmux, script, expect, Python pty) work and take them as controlling terminals; no host terminal is reachable by path',
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
-  'protectedPaths are read-only only where they exist when the command starts (a missing hooks dir becomes an empty read-only one)',
+  'a protected path missing when the command starts is not read-only during the run: one the run creates is taken away once it ends',
   "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
   'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
 ]
