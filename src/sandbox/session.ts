@@ -31,6 +31,7 @@ import { buildRuleset, RulesetBuildError, statPath } from './ruleset/landlock.js
 import { type RunAs, reachableBy, runAsFor } from './run-as.js'
 import { cacheEnvFor, hostCacheDirs } from './view/package-caches.js'
 import { passwdHome, viewPlaces } from './view/places.js'
+import { hostPrograms } from './view/host-programs.js'
 import { checkOwnState, ownStatePlaces } from './view/own-state.js'
 import { type ProtectedSet, protectedSetCurrent, protectedSetFor } from './view/protected-paths.js'
 import { ReadView, type ReadViewSnapshot, within } from './view/read-view.js'
@@ -148,8 +149,14 @@ export class SandboxSession {
     owner: PrivateOwner | undefined,
   ): { dirs: string[]; env: Record<string, string> } {
     if (policy.mode === 'read-only') return { dirs: [], env: cacheEnvFor(path.join(session.tmp, '.cache')) }
-    if (policy.cacheRoots === 'host' && owner === undefined)
-      return { dirs: hostCacheDirs(this.env.HOME, privateParent(this.env)), env: {} }
+    if (policy.cacheRoots === 'host' && owner === undefined) {
+      // Never a grant over cordon's state (every parent candidate) or a program the host runs.
+      const avoid = [
+        ...ownStatePlaces(this.env, owner, privateParent(this.env)).map((p) => p.path),
+        ...hostPrograms(undefined).map((p) => p.path),
+      ]
+      return { dirs: hostCacheDirs(this.env.HOME, avoid), env: {} }
+    }
     const dir = privateSubdir('cache', this.env, owner)
     return { dirs: [dir], env: cacheEnvFor(dir) }
   }

@@ -24,7 +24,7 @@ export interface HostProgramInRoot {
   protectable: boolean
 }
 
-/** The host's programs, canonical: the package, its helper, and every runner `capabilities` names. */
+/** The host's programs, canonical: the package, Node itself, the helper, and every runner `capabilities` names. */
 export function hostPrograms(
   capabilities: SandboxCapabilities | undefined,
   packageRoot: string = PACKAGE_ROOT,
@@ -35,6 +35,7 @@ export function hostPrograms(
   )
   return [
     { path: packageRoot, what: "cordon's package" },
+    { path: process.execPath, what: 'the Node binary the host runs on' },
     ...(helper === undefined ? [] : [{ path: helper, what: "cordon's helper (cordon-exec)" }]),
     ...runners,
   ].map((p) => ({ ...p, path: canonicalPath(p.path) }))
@@ -47,12 +48,17 @@ export function hostProgramsIn(
   packageRoot: string = PACKAGE_ROOT,
 ): HostProgramInRoot[] {
   const out: HostProgramInRoot[] = []
+  // Every writable grant: a cache or temp grant must not hold one either (hostCacheDirs grants around them).
   for (const w of grants.writable) {
-    if (w.kind !== 'root' && w.kind !== 'extra') continue
     for (const p of programs) {
       if (!within(p.path, w.path)) continue
       // Inside the package (and not the root itself), the package's protected bind covers it.
-      const protectable = p.path !== w.path && within(p.path, packageRoot) && packageRoot !== w.path
+      // The protected binds cover workspace and extra roots only, never a temp or cache grant.
+      const protectable =
+        (w.kind === 'root' || w.kind === 'extra') &&
+        p.path !== w.path &&
+        within(p.path, packageRoot) &&
+        packageRoot !== w.path
       out.push({ root: w.path, path: p.path, what: p.what, protectable })
     }
   }

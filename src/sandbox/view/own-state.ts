@@ -48,15 +48,16 @@ export function ownStatePlaces(
     .filter((p) => !seen.has(p.path) && seen.add(p.path) !== undefined)
 }
 
-/** The first writable root (workspace or extra) of `grants` that holds, is or lies in one of `places`, or undefined. */
+/** The first writable grant of `grants` that holds or is one of `places` (a root: or lies in one), or undefined. */
 export function ownStateInGrants(
   grants: SandboxGrants,
   places: readonly OwnStatePlace[],
 ): { root: string; place: OwnStatePlace } | undefined {
   for (const w of grants.writable) {
-    if (w.kind !== 'root' && w.kind !== 'extra') continue
-    // Inside a place counts too: a root in the parent would open other sessions' dirs.
-    const place = places.find((p) => within(p.path, w.path) || within(w.path, p.path))
+    // Inside a place counts too for a root: one in the parent would open other sessions' dirs. The
+    // session's own temp and cache dirs lie in the parent by design: they only must not hold a place.
+    const inside = w.kind === 'root' || w.kind === 'extra'
+    const place = places.find((p) => within(p.path, w.path) || (inside && within(w.path, p.path)))
     if (place !== undefined) return { root: w.path, place }
   }
   return undefined

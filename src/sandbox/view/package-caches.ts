@@ -36,11 +36,39 @@ function isDirectory(p: string): boolean {
   }
 }
 
+/** Whether `p` is `dir` or lies beneath it. */
+function isWithin(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
+}
+
 /**
- * The host's cache dirs that exist (for `cacheRoots: 'host'`): ~/.npm, each dir of ~/.cache but
- * cordon's own, yarn's, pnpm's, Go's module cache and cargo's registry and git checkouts.
+ * `dir` as writable cache grants that leave out every place of `avoid`: the dir itself when it
+ * holds none, none when it lies in one, else its child dirs, split the same way (files directly
+ * in it stay read-only).
  */
-export function hostCacheDirs(home: string | undefined, privateParent: string): string[] {
+function aroundAvoided(dir: string, avoid: readonly string[], depth = 0): string[] {
+  if (avoid.some((a) => isWithin(dir, a))) return []
+  if (!avoid.some((a) => isWithin(a, dir))) return [dir]
+  if (depth >= 8) return []
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return []
+  }
+  return names
+    .map((n) => path.join(dir, n))
+    .filter(isDirectory)
+    .flatMap((d) => aroundAvoided(d, avoid, depth + 1))
+}
+
+/**
+ * The host's cache dirs that exist (for `cacheRoots: 'host'`): ~/.npm, each dir of ~/.cache,
+ * yarn's, pnpm's, Go's module cache and cargo's registry and git checkouts. None of them holds,
+ * is or lies in a place of `avoid` (canonical: cordon's state, the package and the programs the
+ * host runs, e.g. an npx-installed cordon in ~/.npm/_npx): a dir holding one is granted around it.
+ */
+export function hostCacheDirs(home: string | undefined, avoid: readonly string[]): string[] {
   if (home === undefined || !path.isAbsolute(home) || home === '/') return []
   const out = [
     '.npm',
@@ -52,12 +80,18 @@ export function hostCacheDirs(home: string | undefined, privateParent: string): 
   ].map((p) => path.join(home, p))
   const xdg = path.join(home, '.cache')
   try {
-    for (const name of fs.readdirSync(xdg)) {
-      const dir = path.join(xdg, name)
-      if (dir !== privateParent && !privateParent.startsWith(`${dir}/`)) out.push(dir)
-    }
+    for (const name of fs.readdirSync(xdg)) out.push(path.join(xdg, name))
   } catch {
     // No ~/.cache.
   }
-  return out.filter(isDirectory)
+  return out.filter(isDirectory).flatMap((d) => aroundAvoided(canonical(d), avoid))
+}
+
+/** `p` with symlinks resolved (as it is when missing). */
+function canonical(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
 }

@@ -99,6 +99,32 @@ describe('host caches and /dev/shm', () => {
     }
   })
 
+  it("cacheRoots: 'host' never grants cordon's state: a fallback private parent in ~/.cache stays read-only (control: a sibling cache is written)", async (ctx) => {
+    await need(ctx, 'bubblewrap')
+    // ~/.cache/cordon is where a host started without CORDON_PRIVATE_DIR or XDG_RUNTIME_DIR keeps
+    // its probe verdict: a run that could write it would choose what a later host runs.
+    const verdict = path.join(home, '.cache', 'cordon', 'probe-0.json')
+    fs.mkdirSync(path.dirname(verdict), { recursive: true })
+    fs.writeFileSync(verdict, '{"honest":true}')
+    fs.mkdirSync(path.join(home, '.cache', 'other'), { recursive: true })
+    const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], env })
+    const root = workspace('cache-host-state')
+    const script = `echo forged > ${verdict}; echo other > ${path.join(home, '.cache', 'other', 'entry')} && echo WROTE`
+    try {
+      const host = sandbox.confine(sh(script, root), {
+        mode: 'workspace-write',
+        workspaceRoot: root,
+        cacheRoots: 'host',
+      })
+      const out = await runSpec({ ...host.spec, env: { ...host.spec.env, HOME: home } })
+      expect(out.stdout).toBe('WROTE\n') // the control: the sibling cache dir was granted and written
+      expect(fs.readFileSync(path.join(home, '.cache', 'other', 'entry'), 'utf8')).toBe('other\n')
+      expect(fs.readFileSync(verdict, 'utf8')).toBe('{"honest":true}')
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+
   const pool = `python3 -c "import multiprocessing as m; print(sum(m.Pool(2).map(abs, [-1, -2])))"`
 
   it('bubblewrap: Python multiprocessing works on a private /dev/shm; the host /dev/shm gets nothing', async (ctx) => {

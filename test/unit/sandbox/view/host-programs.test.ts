@@ -8,7 +8,7 @@ import type { SandboxGrants } from '../../../../src/policy/grants.js'
 import { hostPrograms, hostProgramsIn } from '../../../../src/sandbox/view/host-programs.js'
 import { PACKAGE_ROOT } from '../../../../src/sandbox/view/protected-paths.js'
 
-const grants = (writable: Array<{ path: string; kind: 'root' | 'extra' | 'temp' }>) =>
+const grants = (writable: Array<{ path: string; kind: 'root' | 'extra' | 'temp' | 'cache' }>) =>
   ({ writable: writable.map((w) => ({ ...w, access: [] })) }) as unknown as SandboxGrants
 
 const pkg = '/srv/app/node_modules/cordon'
@@ -43,12 +43,17 @@ describe('hostProgramsIn', () => {
     ])
   })
 
-  it('a root that is the package is not protectable; temp grants and siblings hold nothing', () => {
+  it('a root that is the package is not protectable; a temp or cache grant holding it counts too; siblings hold nothing', () => {
     expect(hostProgramsIn(grants([{ path: pkg, kind: 'extra' }]), programs, pkg)[0]).toMatchObject({
       root: pkg,
       protectable: false,
     })
-    expect(hostProgramsIn(grants([{ path: '/srv/app', kind: 'temp' }]), programs, pkg)).toEqual([])
+    // A cache grant (cacheRoots: 'host') over an npx-installed package would let a run rewrite it.
+    for (const kind of ['temp', 'cache'] as const)
+      expect(hostProgramsIn(grants([{ path: '/srv/app', kind }]), programs, pkg)[0]).toMatchObject({
+        root: '/srv/app',
+        protectable: false,
+      })
     expect(hostProgramsIn(grants([{ path: path.join('/srv', 'other'), kind: 'root' }]), programs, pkg)).toEqual([])
   })
 })
