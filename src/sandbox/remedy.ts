@@ -2,7 +2,7 @@
  * The narrowest widening that really allows a denied write: `workspace-write` for paths inside the
  * workspace root, plus one extra writable root per path outside it — the nearest existing
  * directory that holds it, checked against what cordon accepts as a writable root (never `/`, a
- * system dir, the home dir itself, a host temp dir, a pseudo filesystem). A path no such root can
+ * system dir, the home dir itself, a host temp dir, a pseudo filesystem, cordon's own state). A path no such root can
  * reach gets no remedy: cordon never prints a flag that would not work.
  */
 import fs from 'node:fs'
@@ -11,6 +11,7 @@ import { grantsFor } from '../policy/grants.js'
 import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
 import { isWithin } from './facts.js'
 import { rootProblems } from './roots.js'
+import { ownStateInGrants, ownStatePlaces } from './view/own-state.js'
 
 /** A widening: the extra writable roots to add under workspace-write (empty: the mode alone suffices). */
 export interface WriteRemedy {
@@ -42,7 +43,9 @@ function acceptable(policy: SandboxExecutionPolicy, root: string): boolean {
     writableRoots: [...(policy.writableRoots ?? []), root],
   }
   try {
-    return rootProblems(widened, grantsFor(widened)).length === 0
+    const grants = grantsFor(widened)
+    // Nor cordon's own state, which a plan refuses (STATE_IN_GRANT): never suggest what fails.
+    return rootProblems(widened, grants).length === 0 && ownStateInGrants(grants, ownStatePlaces()) === undefined
   } catch {
     return false
   }

@@ -31,6 +31,26 @@ describe('writeRemedy', () => {
     )
   })
 
+  it("never cordon's own state (a plan refuses it): a write in the private parent gets no remedy", () => {
+    const parent = path.join(other, 'state')
+    fs.mkdirSync(path.join(parent, 'sub'), { recursive: true })
+    const saved = process.env.CORDON_PRIVATE_DIR
+    process.env.CORDON_PRIVATE_DIR = parent
+    try {
+      expect(writeRemedy(policy, [path.join(parent, 'sub', 'probe.json')])).toEqual({
+        writableRoots: [],
+        unreachable: [path.join(parent, 'sub', 'probe.json')],
+      })
+    } finally {
+      if (saved === undefined) delete process.env.CORDON_PRIVATE_DIR
+      else process.env.CORDON_PRIVATE_DIR = saved
+    }
+    // The control: the same dir is a remedy once it is not cordon's.
+    expect(writeRemedy(policy, [path.join(parent, 'sub', 'probe.json')]).writableRoots).toEqual([
+      path.join(parent, 'sub'),
+    ])
+  })
+
   it('never /, a system dir, the host temp dir or the home dir: no remedy at all', () => {
     for (const p of ['/etc/x', '/usr/y', '/tmp/z', '/newdir/a', `${process.env.HOME}/x`]) {
       const r = writeRemedy(policy, [p])
