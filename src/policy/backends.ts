@@ -50,6 +50,7 @@ export interface BackendCapability {
     mode: number
     size: number
     mtimeMs: number
+    ctimeMs: number
   }
   /** Programs the probe refused to run (owned by another user, or writable by group or others). */
   refusedPrograms?: { path: string; reason: string }[]

@@ -24,6 +24,8 @@ export interface ProgramIdentity {
   mode: number
   size: number
   mtimeMs: number
+  /** Changed by any write, chmod or chown, and not settable from user space (utime cannot hide a rewrite). */
+  ctimeMs: number
 }
 
 /** A candidate that failed, and why (for `cordon probe` and errors). */
@@ -98,8 +100,8 @@ export function checkTrustedProgram(program: string, uid: number = hostUid()): P
     chainProblem(program, uid) ??
     (realPath === program ? undefined : chainProblem(realPath, uid))
   if (problem !== undefined) return refuse(problem)
-  const { dev, ino, mode, size, mtimeMs } = st
-  return { ok: true, identity: { path: program, realPath, dev, ino, uid: st.uid, mode, size, mtimeMs } }
+  const { dev, ino, mode, size, mtimeMs, ctimeMs } = st
+  return { ok: true, identity: { path: program, realPath, dev, ino, uid: st.uid, mode, size, mtimeMs, ctimeMs } }
 }
 
 /** The first trusted `name` in `dirs`, and every candidate refused on the way. */
@@ -139,7 +141,8 @@ export function stillTrusted(identity: ProgramIdentity, uid: number = hostUid())
     n.uid === identity.uid &&
     n.mode === identity.mode &&
     n.size === identity.size &&
-    n.mtimeMs === identity.mtimeMs
+    n.mtimeMs === identity.mtimeMs &&
+    n.ctimeMs === identity.ctimeMs
   )
 }
 

@@ -35,7 +35,7 @@ function isIdentity(value: unknown): value is ProgramIdentity {
   return (
     typeof v.path === 'string' &&
     typeof v.realPath === 'string' &&
-    ['dev', 'ino', 'uid', 'mode', 'size', 'mtimeMs'].every((k) => typeof v[k] === 'number')
+    ['dev', 'ino', 'uid', 'mode', 'size', 'mtimeMs', 'ctimeMs'].every((k) => typeof v[k] === 'number')
   )
 }
 

@@ -1,6 +1,7 @@
 // Programs the host runs: trusted only when the file and every directory above it belong to root
 // or the host user and no group or other may write them (a root-owned sticky dir excepted). Real
 // files, modes and owners (the suite runs as root; uid 65534 stands in for another user).
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -125,6 +126,23 @@ describe('findTrustedProgram', () => {
 })
 
 describe('stillTrusted', () => {
+  it('fails for a file rewritten in place at the same size with its mtime put back (the ctime tells)', async () => {
+    const file = program('rewritten')
+    const trust = checkTrustedProgram(file)
+    if (!trust.ok) throw new Error(trust.reason)
+    await new Promise((r) => setTimeout(r, 20)) // a ctime tick apart
+    const before = fs.statSync(file)
+    const ns = fs.statSync(file, { bigint: true })
+    fs.writeFileSync(file, '#!/bin/sh\n'.replace('sh', 'xx')) // same size, other bytes, same inode
+    // The exact nanoseconds back (Node's utimes rounds them): what `touch -d` could do.
+    const put = `import os; os.utime(${JSON.stringify(file)}, ns=(${ns.atimeNs}, ${ns.mtimeNs}))`
+    expect(spawnSync('python3', ['-c', put]).status).toBe(0)
+    const after = fs.statSync(file)
+    expect([after.ino, after.size, after.mtimeMs]).toEqual([before.ino, before.size, before.mtimeMs]) // the control
+    expect(stillTrusted(trust.identity)).toBe(false)
+  })
+
+
   it('holds for the same file and fails once it is replaced', () => {
     const file = program('replaced')
     const trust = checkTrustedProgram(file)

@@ -137,7 +137,7 @@ describe('a darwin host: LocalSandbox confines through sandbox-exec', () => {
   })
 
   it('a sandbox-exec that is not the file the probe checked is refused before anything is wrapped', async () => {
-    const identity = { realPath: SANDBOX_EXEC, dev: 1, ino: 1, uid: 0, mode: 0o100755, size: 1, mtimeMs: 1 }
+    const identity = { realPath: SANDBOX_EXEC, dev: 1, ino: 1, uid: 0, mode: 0o100755, size: 1, mtimeMs: 1, ctimeMs: 1 }
     const s = await sandboxWith(seatbelt({ executable: SANDBOX_EXEC, executableIdentity: identity }))
     const e = refusal(() => s.confine(spec, { mode: 'read-only', workspaceRoot: root }))
     expect(e.message).toMatch(/\/usr\/bin\/sandbox-exec (is refused|was replaced)/)
