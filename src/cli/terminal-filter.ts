@@ -16,7 +16,9 @@
  * reaches the filter decoded (a streaming decoder), so the bytes C2 9B are the one character U+009B.
  * What it emits is text and whole allowed sequences, never part of one, so the terminal is back in
  * its ground state after each, whatever its parser makes of what was dropped. A sequence split across
- * chunks is still recognised: at most one unfinished sequence is held back.
+ * chunks is still recognised: at most one unfinished sequence is held back. A terminal that reads
+ * 8-bit controls outside UTF-8 is beyond any filter (UTF-8 text carries bytes 0x80-0x9F): the
+ * sequences that switch a terminal to that (ESC % @, S8C1T, DECSCL) are dropped.
  */
 
 const ESC = 0x1b
