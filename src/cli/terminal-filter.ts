@@ -8,10 +8,10 @@
  * programs set (alternate screen, mouse, bracketed paste). Every other sequence is dropped whole,
  * every OSC included (titles too: a title can pose as a prompt) and every string.
  *
- * The filter is a state machine over characters that follows a terminal's (the VT500 parser xterm
- * and its JavaScript port implement), so it cannot be told a sequence ended where the terminal sees it go on:
- * ESC in any state abandons what is held and starts a new escape, CAN and SUB abandon it, and a C1
- * code is acted on anywhere. A terminal that reads UTF-8 acts on U+009B as on `ESC [`, U+009D as OSC,
+ * The filter is a state machine over characters that follows a terminal's (the VT500 parser of
+ * xterm and its JavaScript port), so it cannot be told a sequence ended where the terminal sees it
+ * go on: ESC in any state abandons what is held and starts a new escape, CAN and SUB abandon it,
+ * and a C1 code is acted on anywhere. A terminal that reads UTF-8 acts on U+009B as on `ESC [`, U+009D as OSC,
  * U+0090 DCS, U+009F APC, U+009E PM, U+0098 SOS, and U+009C ends a string as `ESC \` does; the output
  * reaches the filter decoded (a streaming decoder), so the bytes C2 9B are the one character U+009B.
  * What it emits is text and whole allowed sequences, never part of one, so the terminal is back in
