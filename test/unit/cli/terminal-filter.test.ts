@@ -1,6 +1,7 @@
 // The escape filter of `cordon run` on a terminal: the sequences a terminal would act on against
-// the person (clipboard, title, queries that type into their input, DCS/APC strings) are dropped,
-// colours and cursor movement kept, and a sequence split across chunks is recognised.
+// the person (clipboard, title, links, queries that type into their input, DCS/APC strings) are
+// dropped, an allow-list (colours, cursor movement, screen modes) kept, the sequences read as a
+// VT500 terminal reads them, and a sequence split across chunks is recognised.
 import { describe, expect, it } from 'vitest'
 import { outputFilterFor, TerminalOutputFilter } from '../../../src/cli/terminal-filter.js'
 
