@@ -33,6 +33,11 @@ const PRINTED = [
   '\\302\\23552;c;eA==\\302\\234', // C1 OSC 52 ended by C1 ST
   'G',
   '\\302\\220qdcs\\302\\234', // C1 DCS
+  // Sequences a terminal restarts (ESC), abandons (CAN) or starts anew (a C1 code) inside another.
+  '\\033\\033]52;c;cHduZWQ=\\007', // ESC ESC OSC 52
+  '\\033[\\302\\23552;;cHduZWQ=\\007', // ESC [ then a C1 OSC 52
+  '\\033[1\\030\\033]0;pwned\\007', // a CSI abandoned by CAN, then a title
+  '\\033\\033P$qm\\033\\\\', // ESC ESC DCS DECRQSS: the terminal would type a reply
   'H\\n',
 ].join('')
 
@@ -45,6 +50,10 @@ const RAW = [
   '\u009b6n',
   '\u009d52;c;eA==\u009c',
   '\u0090qdcs\u009c',
+  '\x1b\x1b]52;c;cHduZWQ=\x07',
+  '\x1b[\u009d52;;cHduZWQ=\x07',
+  '\x1b[1\x18\x1b]0;pwned\x07',
+  '\x1b\x1bP$qm\x1b\\',
 ]
 
 /** The person's terminal running `cordon ARGS`; resolves with everything it showed once cordon exited. */
@@ -74,9 +83,9 @@ const verbs = [
 await describePty('a program on a cordon terminal cannot act on the person’s terminal', () => {
   it.each(verbs)('%s drops clipboard writes, DCS strings and queries, C1 forms included', async (_, verb) => {
     const shown = await person([...verb, ...program])
-    expect(shown).toContain('ABCDEFGH\r\n')
+    expect(shown.replaceAll('\x18', '')).toContain('ABCDEFGH\r\n') // the CAN that ended a CSI passes
     for (const sequence of RAW) expect(shown).not.toContain(sequence)
-    expect(shown).not.toMatch(/[\x90\x9b\x9d]/)
+    expect(shown).not.toMatch(/[\x90\x9b\x9d]|52;|pwned|\$qm/)
   })
 
   it.each(verbs)('%s --raw-output passes every one (the control)', async (_, verb) => {
