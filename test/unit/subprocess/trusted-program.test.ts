@@ -142,7 +142,6 @@ describe('stillTrusted', () => {
     expect(stillTrusted(trust.identity)).toBe(false)
   })
 
-
   it('holds for the same file and fails once it is replaced', () => {
     const file = program('replaced')
     const trust = checkTrustedProgram(file)
