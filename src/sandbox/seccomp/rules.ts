@@ -7,9 +7,10 @@
  *   open/openat/creat/mkdir/mkdirat/mknod/mknodat that makes a file with them (open and openat only
  *   with O_CREAT or O_TMPFILE in the flags), are refused: a setuid binary a run leaves behind is a
  *   root escalation on a root host (bubblewrap's nosuid mounts end with the run; Landlock does not
- *   govern modes). `openat2` carries its mode in a struct seccomp cannot read: it stays allowed, and
- *   the empty file it makes loses both bits on the first write, truncate or fallocate, the command
- *   holding no CAP_FSETID. File capabilities (`security.capability`) need CAP_SETFCAP, which no
+ *   govern modes, outside the roots included). `chmod 755` and `+x` pass; a numeric chmod changing
+ *   a directory that inherited S_ISGID fails (coreutils passes the bit on). `openat2` carries its
+ *   mode in a struct seccomp cannot read: it stays allowed, and the empty file it makes loses both
+ *   bits on the first write, truncate or fallocate, the command holding no CAP_FSETID. File capabilities (`security.capability`) need CAP_SETFCAP, which no
  *   confined command holds, so the xattr calls stay as they are.
  * - always: io_uring (its operations bypass the filter); keyrings (`add_key`, `request_key`,
  *   `keyctl`: the host's session keyring is inherited otherwise); terminal injection and takeover
