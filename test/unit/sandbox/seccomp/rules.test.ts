@@ -325,6 +325,29 @@ describe('seccomp programs per class', () => {
     expect(interpret(program, { nr: 0, arch: AUDIT_ARCH.x86_64 })).toBe(ALLOW)
   })
 
+  it('refuseWhenBits: refused only when every check has one of its bits, on the low 32 bits', () => {
+    const program = compileSeccompRules({
+      arch: 'x86_64',
+      rules: [
+        {
+          name: 'openat',
+          refuseWhenBits: [
+            { arg: 2, anyOf: 0o100 },
+            { arg: 3, anyOf: 0o6000 },
+          ],
+        },
+      ],
+    })
+    const openat = (flags: bigint, mode: bigint) =>
+      interpret(program, { nr: 257, arch: AUDIT_ARCH.x86_64, args: [0n, 0n, flags, mode] })
+    expect(openat(0o100n, 0o4755n)).toBe(EPERM)
+    expect(openat(0o100n, 0o2000n)).toBe(EPERM)
+    expect(openat(0o100n, 0o755n)).toBe(ALLOW)
+    expect(openat(0n, 0o4755n)).toBe(ALLOW)
+    expect(openat(0o100n, 0o4000n << 32n)).toBe(ALLOW) // the kernel reads a umode_t
+    expect(interpret(program, { nr: 2, arch: AUDIT_ARCH.x86_64, args: [0n, 0o100n, 0o4755n] })).toBe(ALLOW)
+  })
+
   it('refuses two rules for one syscall (a plan must say one thing per call)', () => {
     expect(() =>
       compileSeccompRules({
