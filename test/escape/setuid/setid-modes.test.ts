@@ -3,7 +3,8 @@
 // it; Landlock does not govern modes, so on Landlock even a file outside the roots was open).
 // Under each backend in workspace-write, `chmod 4755`, `chmod g+s`, `install -m 4755` and
 // `os.open(..., O_CREAT, 0o4755)` fail, and no file on disk has S_ISUID or S_ISGID; `chmod 755`,
-// `chmod +x` and `chmod 644` still work. Control: the same script unconfined sets the bits.
+// `chmod +x` and `chmod 644` still work; openat2 (not filtered) leaves no bit once written to.
+// Control: the same script unconfined sets the bits.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -18,6 +19,15 @@ const ENV = { PATH: '/usr/bin:/bin' }
 const SETID = 0o6000
 const MADE = ['chmod-suid', 'chmod-sgid', 'install-suid', 'open-suid'] as const
 
+// openat2 carries its mode in a struct seccomp cannot read: it makes an empty setuid file, whose
+// first write (no CAP_FSETID in a confined command) clears the bit again.
+const OPENAT2 = [
+  'import ctypes, os, struct',
+  'how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o4755, 0)',
+  'fd = ctypes.CDLL(None).syscall(437, -100, b"openat2-suid", how, 24)',
+  'os.write(fd, b"x")',
+].join('; ')
+
 /** The attack, step by step; each step prints `name=status`. `outside` is a file outside the roots. */
 function script(outside: string): string {
   return [
@@ -26,6 +36,7 @@ function script(outside: string): string {
     'install -m 4755 /usr/bin/id install-suid; echo install-suid=$?',
     `/usr/bin/python3 -c "import os; os.close(os.open('open-suid', os.O_CREAT | os.O_WRONLY, 0o4755))" 2>/dev/null; echo open-suid=$?`,
     `chmod 4755 ${outside}; echo outside=$?`,
+    `/usr/bin/python3 -c '${OPENAT2}'; echo openat2=$?`,
     'cp /usr/bin/id plain && chmod 755 plain && chmod +x plain && chmod 644 plain && chmod 755 plain; echo plain=$?',
   ].join('\n')
 }
@@ -64,6 +75,7 @@ describe('set-id modes a confined run makes', () => {
       'install-suid': 0,
       'open-suid': 0,
       outside: 0,
+      openat2: 0,
       plain: 0,
     })
     for (const name of MADE) expect(setidOf(path.join(root, name)), name).not.toBe(0)
@@ -79,11 +91,13 @@ describe('set-id modes a confined run makes', () => {
         const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
         const r = await runSpec(sandbox.confine(specFor(['/bin/sh', '-c', script(outside)], root, ENV), policy).spec)
         const got = statuses(r.stdout)
-        expect(Object.keys(got).sort(), r.stderr).toEqual([...MADE, 'outside', 'plain'].sort())
+        expect(Object.keys(got).sort(), r.stderr).toEqual([...MADE, 'openat2', 'outside', 'plain'].sort())
         for (const name of [...MADE, 'outside']) expect(got[name], `${name}: ${r.stderr}`).not.toBe(0)
         expect(got.plain, r.stderr).toBe(0)
         for (const name of MADE) expect(setidOf(path.join(root, name)) ?? 0, name).toBe(0)
         expect(setidOf(outside)).toBe(0)
+        expect(got.openat2, r.stderr).toBe(0) // allowed, and its write cleared the bit:
+        expect(setidOf(path.join(root, 'openat2-suid'))).toBe(0)
         expect(fs.statSync(path.join(root, 'plain')).mode & 0o7777).toBe(0o755)
       } finally {
         await sandbox.dispose()
