@@ -183,6 +183,8 @@ function describeRule(rule: SyscallRule): string {
   if ('refuseWhen' in rule)
     return `${rule.name}: refuse when arg${rule.refuseWhen.arg} in {${rule.refuseWhen.oneOf.join(',')}}`
   const hex = (n: number) => `0x${(n >>> 0).toString(16)}`
+  if ('refuseWhenBits' in rule)
+    return `${rule.name}: refuse when ${rule.refuseWhenBits.map((c) => `arg${c.arg} & ${hex(c.anyOf)}`).join(' and ')}`
   return `ioctl: refuse ${rule.commands.map(hex).join(' ')}${rule.inodeFamilies ? `; refuse inode-changing families ${rule.inodeFamilies.map(hex).join(' ')} except ${(rule.allowed ?? []).map(hex).join(' ')}` : ''}`
 }
 

@@ -28,7 +28,9 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
         'no Landlock inside bwrap (ABI < 3): writes to existing FIFOs and reopens through /proc/self/fd are ungoverned',
       )
   c.names = yes('read-only binds outside the writable set (EROFS)')
-  c.metadata = yes('read-only binds refuse chmod, chown, utime and xattrs outside the writable set')
+  c.metadata = yes(
+    `read-only binds refuse chmod, chown, utime and xattrs outside the writable set${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) inside it too' : ''}`,
+  )
   c.network =
     policy.network === 'deny'
       ? yes('a private network namespace (--unshare-net) holding only loopback; seccomp refuses socket(AF_UNIX)')

@@ -39,6 +39,17 @@ function networkVerdict(facts: BackendFacts, policy: AccountPolicy): ClassVerdic
   return no(`${sockets}; but ${PROC_NET}`)
 }
 
+/** Metadata: seccomp refuses it whole under read-only; under workspace-write only set-id modes. */
+function metadataVerdict(seccomp: boolean, policy: AccountPolicy): ClassVerdict {
+  if (policy.mode === 'read-only')
+    return seccomp
+      ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
+      : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
+  return no(
+    `workspace-write: chmod, chown, utime and xattrs outside the writable roots are not Landlock rights (bubblewrap governs them)${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) everywhere' : ''}`,
+  )
+}
+
 /** The Landlock (+ seccomp + supervisor) account for one policy. */
 export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): EnforcementAccount {
   const { abi, seccomp } = facts
@@ -51,14 +62,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
     abi >= 2
       ? yes('Landlock create, remove, rename and link rights outside the writable set')
       : no('Landlock ABI 1 cannot refuse renames and links across directories')
-  c.metadata =
-    policy.mode !== 'read-only'
-      ? no(
-          'workspace-write: chmod, chown, utime and xattrs outside the writable roots are not Landlock rights (bubblewrap governs them)',
-        )
-      : seccomp
-        ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
-        : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
+  c.metadata = metadataVerdict(seccomp, policy)
   c.network = networkVerdict(facts, policy)
   c.processes =
     abi >= 6 && seccomp

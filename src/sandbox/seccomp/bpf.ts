@@ -33,8 +33,15 @@ export const SYSCALL_NUMBERS = {
     fcntl: 72,
     socket: 41,
     socketpair: 53,
+    open: 2,
+    mkdir: 83,
+    creat: 85,
     chmod: 90,
     fchmod: 91,
+    mknod: 133,
+    openat: 257,
+    mkdirat: 258,
+    mknodat: 259,
     chown: 92,
     fchown: 93,
     lchown: 94,
@@ -101,12 +108,15 @@ export const SYSCALL_NUMBERS = {
     fremovexattr: 16,
     fcntl: 25,
     inotify_add_watch: 27,
+    mknodat: 33,
+    mkdirat: 34,
     ioctl: 29,
     ioprio_set: 30,
     fchmod: 52,
     fchmodat: 53,
     fchownat: 54,
     fchown: 55,
+    openat: 56,
     utimensat: 88,
     sched_setparam: 118,
     sched_setscheduler: 119,
@@ -189,6 +199,12 @@ export interface ArgCheck {
   oneOf: readonly number[]
 }
 
+/** A test on the bits of one argument's low 32 bits: it holds when any bit of `anyOf` is set. */
+export interface BitCheck {
+  arg: number
+  anyOf: number
+}
+
 /** What happens to one syscall. */
 export type SyscallRule =
   /** Refused outright. */
@@ -197,6 +213,8 @@ export type SyscallRule =
   | { name: SyscallName; allowOnly: readonly ArgCheck[] }
   /** Refused when the argument is one of `values`; allowed otherwise. */
   | { name: SyscallName; refuseWhen: ArgCheck }
+  /** Refused when every check holds (e.g. O_CREAT in the flags and S_ISUID in the mode); allowed otherwise. */
+  | { name: SyscallName; refuseWhenBits: readonly BitCheck[] }
   /** `ioctl`: refused for `commands`; with `inodeFamilies`, also every ioctl of those type bytes that writes or has no direction, except `allowed`. */
   | {
       name: 'ioctl'
@@ -287,6 +305,13 @@ function blockFor(rule: Exclude<SyscallRule, { refuse: true }>, label: string): 
   } else if ('refuseWhen' in rule) {
     load(rule.refuseWhen.arg)
     test(rule.refuseWhen.oneOf, 'deny', 'allow')
+  } else if ('refuseWhenBits' in rule) {
+    // `jset`: a check that holds falls through to the next one's load; the last one refuses.
+    rule.refuseWhenBits.forEach((check, i) => {
+      load(check.arg)
+      const last = i === rule.refuseWhenBits.length - 1
+      out.push({ code: BPF.JSET_K, k: check.anyOf >>> 0, jt: last ? 'deny' : 'next', jf: 'allow' })
+    })
   } else {
     load(1)
     for (const cmd of rule.commands) out.push({ code: BPF.JEQ_K, k: cmd >>> 0, jt: 'deny', jf: 'next' })

@@ -3,6 +3,15 @@
  * the account of each backend says what stays open). Pure: a plan's facts in, rules and the encoded
  * program out, memoised per distinct input.
  *
+ * - always: set-id modes. A chmod-family call whose mode has S_ISUID or S_ISGID, and an
+ *   open/openat/creat/mkdir/mkdirat/mknod/mknodat that makes a file with them (open and openat only
+ *   with O_CREAT or O_TMPFILE in the flags), are refused: a setuid binary a run leaves behind is a
+ *   root escalation on a root host (bubblewrap's nosuid mounts end with the run; Landlock does not
+ *   govern modes, outside the roots included). `chmod 755` and `+x` pass; a numeric chmod changing
+ *   a directory that inherited S_ISGID fails (coreutils passes the bit on). `openat2` carries its
+ *   mode in a struct seccomp cannot read: it stays allowed, and the empty file it makes loses both
+ *   bits on the first write, truncate or fallocate, the command holding no CAP_FSETID. File capabilities (`security.capability`) need CAP_SETFCAP, which no
+ *   confined command holds, so the xattr calls stay as they are.
  * - always: io_uring (its operations bypass the filter); keyrings (`add_key`, `request_key`,
  *   `keyctl`: the host's session keyring is inherited otherwise); terminal injection and takeover
  *   (`TIOCSTI`, `TIOCSCTTY` — but with a /dev/pts of its own, `TIOCLINUX`); leases (`F_SETLEASE` would stall the host's writers);
@@ -28,6 +37,7 @@
  */
 import {
   type ArgCheck,
+  type BitCheck,
   compileSeccompRules,
   encodeBpf,
   type SeccompArch,
@@ -81,6 +91,38 @@ export const METADATA_SYSCALLS: readonly SyscallName[] = [
   'removexattrat',
   'file_setattr',
 ]
+
+/** S_ISUID | S_ISGID: the mode bits that make a set-id file. */
+export const SETID_BITS = 0o6000
+
+/** O_CREAT and __O_TMPFILE (the same on x86_64 and aarch64): an open that makes a file, whose mode counts. */
+export const O_CREATES = 0o100 | 0o20000000
+
+/** Where each mode-setting or file-making call carries its mode, and its open flags where the mode counts only with O_CREATES. */
+export const SETID_MODE_ARGS: Readonly<Partial<Record<SyscallName, { mode: number; flags?: number }>>> = {
+  chmod: { mode: 1 },
+  fchmod: { mode: 1 },
+  fchmodat: { mode: 2 },
+  fchmodat2: { mode: 2 },
+  open: { flags: 1, mode: 2 },
+  openat: { flags: 2, mode: 3 },
+  creat: { mode: 1 },
+  mkdir: { mode: 1 },
+  mkdirat: { mode: 2 },
+  mknod: { mode: 1 },
+  mknodat: { mode: 2 },
+}
+
+/** The set-id rules; under `read-only` the chmod family is refused whole instead. */
+function setidRules(mode: SeccompInput['mode']): SyscallRule[] {
+  const rules: SyscallRule[] = []
+  for (const [name, at] of Object.entries(SETID_MODE_ARGS) as [SyscallName, { mode: number; flags?: number }][]) {
+    if (mode === 'read-only' && METADATA_SYSCALLS.includes(name)) continue
+    const checks: BitCheck[] = at.flags === undefined ? [] : [{ arg: at.flags, anyOf: O_CREATES }]
+    rules.push({ name, refuseWhenBits: [...checks, { arg: at.mode, anyOf: SETID_BITS }] })
+  }
+  return rules
+}
 
 /** The calls that set a file-notification watch by path (dnotify, through an fd, is `F_NOTIFY` below). */
 export const WATCH_SYSCALLS: readonly SyscallName[] = ['inotify_add_watch', 'fanotify_mark']
@@ -170,6 +212,7 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
   if (!input.privateIpc) refuse(IPC_SYSCALLS)
   if (input.mode === 'read-only') refuse(METADATA_SYSCALLS)
   if (input.refuseWatches) refuse(WATCH_SYSCALLS)
+  rules.push(...setidRules(input.mode))
   rules.push({
     name: 'ioctl',
     commands: Object.values(TERMINAL_IOCTLS).filter((c) => !(input.privateDevpts && c === TERMINAL_IOCTLS.TIOCSCTTY)),

@@ -24,6 +24,8 @@ import {
   IPC_SYSCALLS,
   KEYRING_SYSCALLS,
   METADATA_SYSCALLS,
+  O_CREATES,
+  SETID_MODE_ARGS,
   type SeccompInput,
   seccompProgramFor,
   seccompRulesFor,
@@ -128,6 +130,34 @@ describe('seccomp programs per class', () => {
           expect(verdict(ro, name), name).toBe(EPERM)
           expect(verdict(ww, name), name).toBe(ALLOW)
         }
+      })
+
+      it('set-id modes: S_ISUID or S_ISGID in a mode refused in every plan; plain modes allowed', () => {
+        for (const input of every) {
+          for (const [name, at] of Object.entries(SETID_MODE_ARGS) as [
+            SyscallName,
+            { mode: number; flags?: number },
+          ][]) {
+            if (!has(arch, name)) continue
+            const whole = input.mode === 'read-only' && METADATA_SYSCALLS.includes(name)
+            const call = (mode: number, flags = 0o1101 /* O_WRONLY|O_CREAT|O_TRUNC */) => {
+              const args = [3n, 3n, 3n, 3n]
+              if (at.flags !== undefined) args[at.flags] = BigInt(flags)
+              args[at.mode] = BigInt(mode)
+              return verdict(input, name, args)
+            }
+            for (const mode of [0o4755, 0o2755, 0o6755, 0o4000, 0o2000, 0o104755 /* S_IFREG for mknod */])
+              expect(call(mode), `${name} ${mode.toString(8)}`).toBe(EPERM)
+            for (const mode of [0o755, 0o644, 0o1777, 0o700, 0o100644])
+              expect(call(mode), `${name} ${mode.toString(8)}`).toBe(whole ? EPERM : ALLOW)
+            expect(call(Number((7n << 32n) | 0o755n)), `${name} high bits`).toBe(whole ? EPERM : ALLOW)
+            if (at.flags === undefined) continue
+            // open/openat: the mode counts only when the call makes a file (O_CREAT or O_TMPFILE).
+            expect(call(0o4755, 0o2 /* O_RDWR */), `${name} no O_CREAT`).toBe(ALLOW)
+            expect(call(0o4755, 0o20200002 /* O_TMPFILE|O_RDWR */), `${name} O_TMPFILE`).toBe(EPERM)
+          }
+        }
+        expect(O_CREATES).toBe(0o20000100)
       })
 
       it('io_uring and keyrings: refused in every plan', () => {
@@ -293,6 +323,29 @@ describe('seccomp programs per class', () => {
     })
     expect(interpret(program, { nr: 444, arch: AUDIT_ARCH.x86_64 })).toBe(BPF.SECCOMP_RET_ERRNO | 38)
     expect(interpret(program, { nr: 0, arch: AUDIT_ARCH.x86_64 })).toBe(ALLOW)
+  })
+
+  it('refuseWhenBits: refused only when every check has one of its bits, on the low 32 bits', () => {
+    const program = compileSeccompRules({
+      arch: 'x86_64',
+      rules: [
+        {
+          name: 'openat',
+          refuseWhenBits: [
+            { arg: 2, anyOf: 0o100 },
+            { arg: 3, anyOf: 0o6000 },
+          ],
+        },
+      ],
+    })
+    const openat = (flags: bigint, mode: bigint) =>
+      interpret(program, { nr: 257, arch: AUDIT_ARCH.x86_64, args: [0n, 0n, flags, mode] })
+    expect(openat(0o100n, 0o4755n)).toBe(EPERM)
+    expect(openat(0o100n, 0o2000n)).toBe(EPERM)
+    expect(openat(0o100n, 0o755n)).toBe(ALLOW)
+    expect(openat(0n, 0o4755n)).toBe(ALLOW)
+    expect(openat(0o100n, 0o4000n << 32n)).toBe(ALLOW) // the kernel reads a umode_t
+    expect(interpret(program, { nr: 2, arch: AUDIT_ARCH.x86_64, args: [0n, 0o100n, 0o4755n] })).toBe(ALLOW)
   })
 
   it('refuses two rules for one syscall (a plan must say one thing per call)', () => {
