@@ -69,7 +69,9 @@ describe('approval digest over a real sandbox', async () => {
       expect(existsSync(file)).toBe(true)
       const asked0 = asked[0] as ApprovalRequest
       expect(asked0.policy).toMatchObject({ mode: 'workspace-write', workspaceRoot: root })
-      expect(asked0.digest).toBe(approvalDigest({ command, workdir: root, policy: asked0.policy }))
+      expect(asked0.timeoutMs).toBeGreaterThan(0)
+      const subject = { command, workdir: root, policy: asked0.policy, timeoutMs: asked0.timeoutMs }
+      expect(asked0.digest).toBe(approvalDigest(subject))
       expect(asked0.display.command).toBe(`touch ${file} #\\r\\x1b[2Kgit status`)
       expect(prompts[0]).toContain(`  command: touch ${file} #\\r\\x1b[2Kgit status\n`)
       expect(holdsRawControl(prompts[0] as string)).toBe(false)
