@@ -230,10 +230,14 @@ function workdirOf(root: string, given: string | null | undefined): { givenWorkd
   return { givenWorkdir, workdir: canonicalPath(givenWorkdir) }
 }
 
-/** The approval digest of what `spec` runs (a background job has no timeout). */
+/**
+ * The approval digest of what `spec` runs (a background job has no timeout). Its workdir is
+ * resolved again: a symlink planted there while the person was asked leads elsewhere, and refuses.
+ */
 function digestOfRun(spec: ShellExecSpec, background: boolean): string {
   return approvalDigest({
     ...spec,
+    workdir: canonicalPath(spec.workdir),
     policy: spec.sandboxPolicy,
     runInBackground: background,
     timeoutMs: background ? undefined : spec.timeoutMs,

@@ -2,7 +2,7 @@
 // escaped text beside the raw fields and a digest of the exact command, workdir and policy, and
 // the retry runs only when the answer names that digest. Over the real executor and sandbox: one
 // changed byte between the prompt and the run, and nothing runs.
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { holdsRawControl } from '../../../src/policy/display-text.js'
@@ -166,6 +166,24 @@ describe('approval digest over a real sandbox', async () => {
       expect(request.digest).not.toBe(approvalDigest({ ...subject, workdir: given }))
     },
   )
+
+  it.skipIf(!usable)('a symlink planted at the workdir while the person is asked: refused, nothing ran', async () => {
+    const outside = realpathSync(scratchDir('cordon-approval-late'))
+    const link = `late-${Math.random().toString(36).slice(2)}`
+    const { tool, asked } = toolAnswering((r) => {
+      symlinkSync(outside, join(root, link)) // the workdir did not exist when the request was built
+      return { outcome: 'allowed-once', digest: r.digest }
+    })
+    const r = await tool.execute(
+      { ...retry(`touch marker`), workdir: link, sandbox_permissions: 'danger-full-access' },
+      call,
+    )
+    expect(asked[0]?.workdir).toBe(join(root, link))
+    // Control: the workdir as approved now leads out of the workspace.
+    expect(realpathSync(join(root, link))).toBe(outside)
+    expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
+    expect(existsSync(join(outside, 'marker'))).toBe(false)
+  })
 
   it.skipIf(!usable)('the audit reason is escaped text; the raw justification stays in its own field', async () => {
     const justification = 'needed\x1b[2K\r  why: harmless\u2064'
