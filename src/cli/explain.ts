@@ -6,6 +6,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
+import { displayLine, escapeDisplayText } from '../policy/display-text.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/profiles/hidden-defaults.js'
 import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
@@ -17,6 +18,7 @@ import type { SyscallRule } from '../sandbox/seccomp/bpf.js'
 import { seccompRulesFor } from '../sandbox/seccomp/rules.js'
 import { explainSeatbelt } from '../sandbox/seatbelt/explain.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
+import { displayShellWord } from './shell-quote.js'
 
 /** `cordon explain --help`. */
 export const EXPLAIN_HELP = `Usage: cordon explain [options]
@@ -188,7 +190,15 @@ function describeRule(rule: SyscallRule): string {
   return `ioctl: refuse ${rule.commands.map(hex).join(' ')}${rule.inodeFamilies ? `; refuse inode-changing families ${rule.inodeFamilies.map(hex).join(' ')} except ${(rule.allowed ?? []).map(hex).join(' ')}` : ''}`
 }
 
-/** The explanation as text a person reads. */
+/**
+ * A path or other text from the filesystem, the environment or the host as one line a person can
+ * read: every control, bidi and invisible character (the newline too) a visible escape, nothing cut.
+ */
+function shown(s: string): string {
+  return displayLine(s, Number.MAX_SAFE_INTEGER)
+}
+
+/** The explanation as text a person reads; every path and host-given text escaped (display-text.ts). */
 export function renderExplanation(report: Record<string, unknown>): string {
   const r = report as {
     policy: { mode: string; workspaceRoot: string; writableRoots?: string[]; network?: string }
@@ -220,21 +230,22 @@ export function renderExplanation(report: Record<string, unknown>): string {
   }
   const p = r.policy
   const lines = [
-    `policy: mode ${p.mode}, root ${p.workspaceRoot}, network ${p.network ?? DEFAULT_NETWORK_POLICY}${p.writableRoots?.length ? `, writable ${p.writableRoots.join(', ')}` : ''}`,
+    `policy: mode ${p.mode}, root ${shown(p.workspaceRoot)}, network ${p.network ?? DEFAULT_NETWORK_POLICY}${p.writableRoots?.length ? `, writable ${p.writableRoots.map(shown).join(', ')}` : ''}`,
     `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}${r.backend === 'seatbelt' ? (r.verified ? ', verified by the probe' : ', unverified (its canary has not run on a Mac)') : ''}`,
   ]
-  if (r.why) lines.push(`why: ${r.why}`)
-  if (r.error) lines.push(`error: ${r.error.message}`)
+  if (r.why) lines.push(`why: ${shown(r.why)}`)
+  if (r.error) lines.push(`error: ${shown(r.error.message)}`)
   for (const [name, v] of Object.entries(r.classes ?? {})) {
-    if (name !== 'signals') lines.push(`  ${v.governed ? 'governed' : 'NOT governed'}: ${name}: ${v.how}`)
+    if (name !== 'signals') lines.push(`  ${v.governed ? 'governed' : 'NOT governed'}: ${name}: ${shown(v.how)}`)
   }
-  for (const l of r.limitations ?? []) lines.push(`limitation: ${l}`)
+  for (const l of r.limitations ?? []) lines.push(`limitation: ${shown(l)}`)
   if (r.landlock) {
     const l = r.landlock
     lines.push(
       `landlock ABI ${l.abi}: handles ${l.handledFs.join(' ')}${l.handledNet.length ? `; net ${l.handledNet.join(' ')}` : ''}; scopes ${l.scoped.join(' ') || 'none'}`,
     )
-    for (const rule of l.rules) lines.push(`  allow ${rule.path}: ${rule.allowed.join(' ')}  [${rule.origin}]`)
+    for (const rule of l.rules)
+      lines.push(`  allow ${shown(rule.path)}: ${rule.allowed.join(' ')}  [${shown(rule.origin)}]`)
   }
   if (r.seccomp) {
     const s = r.seccomp
@@ -250,14 +261,12 @@ export function renderExplanation(report: Record<string, unknown>): string {
   }
   if (r.bubblewrap) {
     lines.push(`bubblewrap${r.bubblewrap.version ? ` (${r.bubblewrap.version})` : ''} argv:`)
-    lines.push(
-      `  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`,
-    )
+    lines.push(`  ${r.bubblewrap.argv.map((a) => (/^[\w@%+=:,./<>-]+$/.test(a) ? a : displayShellWord(a))).join(' ')}`)
   }
   if (r.seatbelt) {
-    lines.push(`seatbelt launch: ${r.seatbelt.argv.join(' ')}`)
+    lines.push(`seatbelt launch: ${r.seatbelt.argv.map(shown).join(' ')}`)
     lines.push('seatbelt profile (<profile> above, exactly as sandbox-exec -p receives it):')
-    lines.push(r.seatbelt.profile.replace(/\n$/, ''))
+    lines.push(...r.seatbelt.profile.replace(/\n$/, '').split('\n').map(shown))
   }
   if (r.steps) {
     lines.push(`capabilities: ${r.steps.capabilities}; no_new_privs`)
@@ -267,28 +276,29 @@ export function renderExplanation(report: Record<string, unknown>): string {
   if (r.tempDir)
     lines.push(
       r.tempDirIsExample
-        ? `TMPDIR: ${r.tempDir} (an example: each session gets its own private temp dir)`
-        : `TMPDIR: ${r.tempDir} (this session's private temp dir)`,
+        ? `TMPDIR: ${shown(r.tempDir)} (an example: each session gets its own private temp dir)`
+        : `TMPDIR: ${shown(r.tempDir)} (this session's private temp dir)`,
     )
-  if (r.spillDir) lines.push(`spill: ${r.spillDir} (this session's spill files, readable by its commands)`)
+  if (r.spillDir) lines.push(`spill: ${shown(r.spillDir)} (this session's spill files, readable by its commands)`)
   if (r.hidden) {
     const h = r.hidden
     lines.push(`hidden (${h.paths.length} existing paths; names stay listable under Landlock):`)
-    for (const p of h.paths) lines.push(`  ${p}`)
-    for (const p of h.notHidden) lines.push(`  NOT hidden (inside a writable root): ${p}`)
+    for (const p of h.paths) lines.push(`  ${shown(p)}`)
+    for (const p of h.notHidden) lines.push(`  NOT hidden (inside a writable root): ${shown(p)}`)
     if (h.defaultsOff.length > 0) lines.push(`  default entries turned off: ${h.defaultsOff.join(', ')}`)
   }
   if (r.protected && r.protected.length > 0) {
     lines.push('protected (read-only inside a writable root):')
-    for (const p of r.protected) lines.push(`  ${p}`)
+    for (const p of r.protected) lines.push(`  ${shown(p)}`)
   }
   if (r.environment) {
     const e = r.environment
     lines.push(
-      `environment: ${e.mode}; names not passed: ${e.dropped.map((d) => `${d.name} (${d.rule})`).join(', ') || 'none'}`,
+      `environment: ${e.mode}; names not passed: ${e.dropped.map((d) => `${shown(d.name)} (${d.rule})`).join(', ') || 'none'}`,
     )
   }
-  return `${lines.join('\n')}\n`
+  // Each line again, should a field above be missed: nothing raw reaches the terminal.
+  return `${lines.map(escapeDisplayText).join('\n')}\n`
 }
 
 /** Runs the `explain` verb; returns the exit status. */

@@ -1,4 +1,4 @@
-import { escapeOf, holdsRawControl, needsEscape } from '../policy/display-text.js'
+import { escapeOf, holdsRawControl, needsEscapeAfter } from '../policy/display-text.js'
 
 /** POSIX shell quoting of one word, so `cordon run -- echo 'a b'` runs exactly `echo 'a b'`. */
 export function shellQuote(word: string): string {
@@ -19,11 +19,13 @@ function bashUnicodeEscape(cp: number): string {
 export function displayShellWord(word: string): string {
   if (!holdsRawControl(word) && !word.includes('\n')) return shellQuote(word)
   let out = ''
+  let before: number | undefined
   for (const ch of word) {
     const cp = ch.codePointAt(0) as number
     if (ch === '\\' || ch === "'") out += `\\${ch}`
-    else if (!needsEscape(cp)) out += ch
+    else if (!needsEscapeAfter(before, cp)) out += ch
     else out += cp < 0x80 ? escapeOf(cp) : bashUnicodeEscape(cp)
+    before = cp
   }
   return `$'${out}'`
 }

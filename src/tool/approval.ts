@@ -5,11 +5,13 @@
  * the mode it would run under now and the one asked for, the model's justification, and the
  * sandbox failure this retry follows, if any. Those raw fields come from the model, so a person
  * is shown `display`: the same text with every control, bidi and invisible character escaped
- * (src/policy/display-text.ts). The request's `digest` covers the exact command, workdir and
- * policy of the retry, and the retry runs only when the answer names it: what runs is what was
- * shown.
+ * (src/policy/display-text.ts). The workdir is the real directory the command runs in (symlinks
+ * resolved), and the prompt says when it lies outside the workspace root. The request's `digest`
+ * covers the exact command, workdir, policy, background and timeout of the retry, and the retry
+ * runs only when the answer names it: what runs is what was shown.
  */
 import { createHash } from 'node:crypto'
+import { isAbsolute, relative, sep } from 'node:path'
 import { displayBlock, displayLine } from '../policy/display-text.js'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import type { SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
@@ -41,13 +43,20 @@ export interface ApprovalRequest {
   toolName: 'bash'
   /** The id of the retrying call itself: the grant is bound to it and to nothing else. */
   callId: string
-  /** `escalate sandbox to <mode>: <justification>` (the reference's audit text). */
+  /**
+   * `escalate sandbox to <mode>: <justification>` (the reference's audit text), the justification
+   * escaped as `display.justification` is: a harness may show it as it is. The raw text is `justification`.
+   */
   reason: string
   signal?: AbortSignal | undefined
   /** cordon: the exact command that would run under the wider mode. */
   command: string
-  /** cordon: the directory it would run in (absolute). */
+  /** cordon: the directory it would run in: absolute, every symlink resolved (the command runs there). */
   workdir: string
+  /** cordon: the workdir as the call gave it (made absolute), when resolving symlinks changed it. */
+  givenWorkdir?: string | undefined
+  /** cordon: the call's workspace root (absolute, symlinks resolved). */
+  workspaceRoot?: string | undefined
   /** cordon: the mode this call runs under without approval (the session's override, else the default). */
   currentMode: SandboxMode
   /** cordon: the mode asked for (strictly wider than `currentMode`). */
@@ -56,13 +65,15 @@ export interface ApprovalRequest {
   justification: string
   /** cordon: whether the command would start as a background job. */
   runInBackground: boolean
+  /** cordon: the timeout a foreground command would run under, in ms (capped); absent for a background job. */
+  timeoutMs?: number | undefined
   /** cordon: the last sandbox failure in this session, absent when there was none. */
   precedingFailure?: PrecedingFailure | undefined
   /** cordon: the calling session, when there is one. */
   sessionId?: string | undefined
   /** cordon: the policy the retry would run under (its mode is `requestedMode`). */
   policy: SandboxExecutionPolicy
-  /** cordon: sha256 (hex) of the exact command, workdir and policy (approvalDigest); the answer must name it. */
+  /** cordon: sha256 (hex) of the exact command, workdir, policy, background and timeout (approvalDigest); the answer must name it. */
   digest: string
   /** cordon: the fields above as a person may be shown them (escaped, bounded). */
   display: ApprovalDisplay
@@ -73,6 +84,10 @@ export interface ApprovalDisplay {
   /** One line, or a quoted block headed by its line count. */
   command: string
   workdir: string
+  /** The workdir as given, when it resolves elsewhere through a symlink. */
+  givenWorkdir?: string | undefined
+  /** The workspace root, when the workdir lies outside it. */
+  outsideRoot?: string | undefined
   justification: string
   /** The preceding denial's paths, each on one line. */
   deniedPaths: string[]
@@ -95,11 +110,18 @@ export interface Approval {
   request(request: ApprovalRequest): Promise<ApprovalOutcome | ApprovalAnswer>
 }
 
-/** What a digest covers: the exact command, the directory it runs in, and the policy it runs under. */
+/**
+ * What a digest covers: the exact command, the directory it runs in, the policy it runs under,
+ * whether it starts as a background job, and a foreground command's timeout.
+ */
 export interface ApprovalSubject {
   command: string
   workdir: string
   policy: SandboxExecutionPolicy | undefined
+  /** Absent: false. */
+  runInBackground?: boolean | undefined
+  /** A foreground command's timeout in ms; absent for a background job (none applies). */
+  timeoutMs?: number | undefined
 }
 
 /** `value` with object keys sorted at every depth and undefined members dropped (one JSON text per value). */
@@ -112,18 +134,38 @@ function canonical(value: unknown): unknown {
 
 /** sha256 (hex) over a canonical encoding of `subject`: one changed byte of any field changes it. */
 export function approvalDigest(subject: ApprovalSubject): string {
-  const encoded = JSON.stringify(['cordon-approval-v1', subject.command, subject.workdir, canonical(subject.policy)])
+  const encoded = JSON.stringify([
+    'cordon-approval-v2',
+    subject.command,
+    subject.workdir,
+    canonical(subject.policy),
+    subject.runInBackground === true,
+    subject.timeoutMs ?? null,
+  ])
   return createHash('sha256').update(encoded, 'utf8').digest('hex')
+}
+
+/** Whether absolute `dir` lies outside absolute `root` (both with symlinks resolved). */
+export function outsideRoot(dir: string, root: string): boolean {
+  const rel = relative(root, dir)
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)
 }
 
 /** The display fields of a request: every model-given string escaped and bounded. */
 export function approvalDisplay(
-  request: Pick<ApprovalRequest, 'command' | 'workdir' | 'justification' | 'precedingFailure'>,
+  request: Pick<
+    ApprovalRequest,
+    'command' | 'workdir' | 'givenWorkdir' | 'workspaceRoot' | 'justification' | 'precedingFailure'
+  >,
 ): ApprovalDisplay {
   const failure = request.precedingFailure
+  const root = request.workspaceRoot
+  const given = request.givenWorkdir
   return {
     command: displayBlock(request.command),
     workdir: displayLine(request.workdir),
+    givenWorkdir: given !== undefined && given !== request.workdir ? displayLine(given) : undefined,
+    outsideRoot: root !== undefined && outsideRoot(request.workdir, root) ? displayLine(root) : undefined,
     justification: displayLine(request.justification),
     deniedPaths: (failure?.paths ?? []).map((p) => displayLine(p)),
     precedingCommand: failure && !failure.sameCommand ? displayLine(failure.command) : undefined,
@@ -135,7 +177,7 @@ export const APPROVAL_ANSWER_TEXTS = Object.freeze({
   noDigest:
     'the approval answered allowed-once without naming the request\'s digest; nothing ran (answer { outcome: "allowed-once", digest: request.digest })',
   otherDigest:
-    'the approval named the digest of another request: the command, workdir or policy differ from what was shown; nothing ran',
+    'the approval named the digest of another request: the command, workdir, policy, background or timeout differ from what was shown; nothing ran',
   malformed: (issues: string): string => `the approval's answer is malformed (${issues}); nothing ran`,
 })
 
@@ -160,6 +202,14 @@ export function answerOutcome(answer: unknown, digest: string): { outcome: Appro
   return given.digest === digest ? { outcome: 'allowed-once' } : { error: APPROVAL_ANSWER_TEXTS.otherDigest }
 }
 
+/** The lines that warn about the workdir: reached through a symlink, outside the workspace root. */
+function workdirNotes(shown: ApprovalDisplay): string[] {
+  const notes: string[] = []
+  if (shown.givenWorkdir !== undefined) notes.push(`  given as: ${shown.givenWorkdir} (a symlink leads there)`)
+  if (shown.outsideRoot !== undefined) notes.push(`  outside the workspace root (${shown.outsideRoot})`)
+  return notes
+}
+
 /** The request as text a person can judge at a glance (a harness may show it as its prompt); only `display` text. */
 export function describeApprovalRequest(request: ApprovalRequest): string {
   const shown = approvalDisplay(request)
@@ -169,7 +219,8 @@ export function describeApprovalRequest(request: ApprovalRequest): string {
   const lines = [
     `Allow this command to run under ${request.requestedMode} instead of ${request.currentMode}?`,
     command,
-    `  in: ${shown.workdir}${request.runInBackground ? ' (as a background job)' : ''}`,
+    `  in: ${shown.workdir}${request.runInBackground ? ' (as a background job)' : ''}${request.timeoutMs === undefined ? '' : ` (timeout ${request.timeoutMs}ms)`}`,
+    ...workdirNotes(shown),
     `  why: ${shown.justification}`,
   ]
   const failure = request.precedingFailure

@@ -7,6 +7,7 @@
  * ids) decides the workspace root and the baseline mode, so one instance serves many sessions.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
+import { displayLine } from '../policy/display-text.js'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
@@ -122,11 +123,40 @@ interface ApprovedRetry {
   digest: string
 }
 
-/** Where a retry would run: its directory, the call's workspace root and its mode without approval. */
+/** Where a retry would run: its real directory (and as given), the call's workspace root and its mode without approval. */
 interface RetryPlace {
   workdir: string
+  givenWorkdir: string
   root: string
   currentMode: SandboxMode
+}
+
+/** What the model asks to retry: the mode, why, the command, background or not, and its timeout. */
+interface RetryAsk {
+  mode: EscalationTarget
+  justification: string
+  command: string
+  background: boolean
+  timeoutMs: number | null | undefined
+}
+
+/** The policy a retry would run under and its timeout as the executor caps it (none for a background job). */
+function retryTerms(
+  context: BashToolContext,
+  ask: RetryAsk,
+  call: ToolCall,
+  place: RetryPlace,
+): { policy: SandboxExecutionPolicy; timeoutMs: number | undefined } {
+  const policy = resolvePolicy({
+    cwd: place.workdir,
+    workspaceRoot: place.root,
+    defaultMode: context.executor.sandboxMode,
+    sessionMode: call.sessionMode,
+    approvedMode: ask.mode,
+    sessionId: call.sessionId,
+  })
+  const request = { command: ask.command, workdir: place.workdir, timeoutMs: ask.timeoutMs ?? undefined }
+  return { policy, timeoutMs: ask.background ? undefined : context.executor.resolve(request).timeoutMs }
 }
 
 /**
@@ -135,7 +165,7 @@ interface RetryPlace {
  */
 async function approveRetry(
   context: BashToolContext,
-  ask: { mode: EscalationTarget; justification: string; command: string; background: boolean },
+  ask: RetryAsk,
   call: ToolCall,
   place: RetryPlace,
 ): Promise<ApprovedRetry | BashToolResult> {
@@ -145,37 +175,41 @@ async function approveRetry(
   if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
   if (!approval) return toolError(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
   if (call.agent === undefined) return toolError(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
-  let policy: SandboxExecutionPolicy
+  let terms: ReturnType<typeof retryTerms>
   try {
-    policy = resolvePolicy({
-      cwd: place.workdir,
-      workspaceRoot: place.root,
-      defaultMode: context.executor.sandboxMode,
-      sessionMode: call.sessionMode,
-      approvedMode: target,
-      sessionId: call.sessionId,
-    })
+    terms = retryTerms(context, ask, call, place)
   } catch (error) {
     return failureResult(error, call)
   }
+  const { policy, timeoutMs } = terms
   const owner: JobOwner = { sessionId: call.sessionId, agent: call.agent }
   const fields = {
     agent: call.agent,
     toolName: 'bash' as const,
     callId: call.callId,
-    reason: ESCALATION_TEXTS.approvalReason(target, ask.justification),
+    // Audit text a harness may show as it is: the justification escaped, as `display` shows it.
+    reason: ESCALATION_TEXTS.approvalReason(target, displayLine(ask.justification)),
     signal: call.signal,
     command: ask.command,
     workdir: place.workdir,
+    givenWorkdir: place.givenWorkdir === place.workdir ? undefined : place.givenWorkdir,
+    workspaceRoot: place.root,
     currentMode: place.currentMode,
     requestedMode: target,
     justification: ask.justification,
     runInBackground: ask.background,
+    timeoutMs,
     precedingFailure: failures.precedingFailure(owner, ask.command),
     sessionId: call.sessionId,
     policy,
   }
-  const digest = approvalDigest({ command: ask.command, workdir: place.workdir, policy })
+  const digest = approvalDigest({
+    command: ask.command,
+    workdir: place.workdir,
+    policy,
+    runInBackground: ask.background,
+    timeoutMs,
+  })
   const answered = answerOutcome(
     await approval.request({ ...fields, digest, display: approvalDisplay(fields) }),
     digest,
@@ -184,6 +218,30 @@ async function approveRetry(
   const decided = escalationOutcome(target, answered.outcome)
   if (!decided.granted) return toolError(decided.error, 'ESCALATION_REFUSED')
   return { policy, digest }
+}
+
+/**
+ * The directory a call names, resolved against the workspace root (`givenWorkdir`), and the real
+ * directory it leads to, every symlink resolved (`workdir`): the command runs there, and that is
+ * what a person is shown and the approval digest covers.
+ */
+function workdirOf(root: string, given: string | null | undefined): { givenWorkdir: string; workdir: string } {
+  const givenWorkdir = given == null ? root : isAbsolute(given) ? given : resolvePath(root, given)
+  return { givenWorkdir, workdir: canonicalPath(givenWorkdir) }
+}
+
+/**
+ * The approval digest of what `spec` runs (a background job has no timeout). Its workdir is
+ * resolved again: a symlink planted there while the person was asked leads elsewhere, and refuses.
+ */
+function digestOfRun(spec: ShellExecSpec, background: boolean): string {
+  return approvalDigest({
+    ...spec,
+    workdir: canonicalPath(spec.workdir),
+    policy: spec.sandboxPolicy,
+    runInBackground: background,
+    timeoutMs: background ? undefined : spec.timeoutMs,
+  })
 }
 
 /** Builds the bash tool of one tool set (shared state in `context`); createBashTools uses it. */
@@ -262,19 +320,15 @@ export function bashToolIn(context: BashToolContext): BashTool {
 
       const owner: JobOwner = { sessionId: call.sessionId, agent: call.agent }
       const root = canonicalPath(call.cwd ?? context.workspaceRoot)
-      const workdir =
-        args.workdir === undefined ? root : isAbsolute(args.workdir) ? args.workdir : resolvePath(root, args.workdir)
+      const { givenWorkdir, workdir } = workdirOf(root, args.workdir)
       const background = args.run_in_background === true
       const defaultMode = executor.sandboxMode
       const currentMode = call.sessionMode ?? defaultMode
 
       let approved: ApprovedRetry | undefined
       if (check.escalation && currentMode !== undefined) {
-        const asked = await approveRetry(context, { ...check.escalation, command: args.command, background }, call, {
-          workdir,
-          root,
-          currentMode,
-        })
+        const ask = { ...check.escalation, command: args.command, background, timeoutMs: args.timeout_ms }
+        const asked = await approveRetry(context, ask, call, { workdir, givenWorkdir, root, currentMode })
         if ('content' in asked) return asked
         approved = asked
       }
@@ -308,8 +362,8 @@ export function bashToolIn(context: BashToolContext): BashTool {
       } catch (error) {
         return failureResult(error, call)
       }
-      // What runs is what the person approved: one changed byte of command, workdir or policy refuses.
-      if (approved && approvalDigest({ ...spec, policy: spec.sandboxPolicy }) !== approved.digest) {
+      // What runs is what the person approved: one changed byte of command, workdir, policy or timeout refuses.
+      if (approved && digestOfRun(spec, background) !== approved.digest) {
         return toolError(APPROVAL_ANSWER_TEXTS.otherDigest, 'ESCALATION_REFUSED')
       }
       return background ? startJob(spec, call, owner) : runForeground(spec, call, owner)

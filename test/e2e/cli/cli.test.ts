@@ -1,8 +1,9 @@
 // The `cordon` CLI as a person runs it: a real child process of bin/cordon.js (over dist/).
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { holdsRawControl } from '../../../src/policy/display-text.js'
 import { needBackend, requireBackend } from '../../support/sandbox/backends.js'
 import { scratchDir } from '../../support/scratch.js'
 
@@ -203,5 +204,23 @@ describe('cordon CLI', async () => {
     expect(r.stdout).toMatch(/hidden \(\d+ existing paths/)
     expect(r.stdout).toMatch(/default entries turned off: shadow/)
     expect(cordon(['explain', '--show', 'no-such-entry']).stderr).toMatch(/unknown entry "no-such-entry"/)
+  })
+
+  it.skipIf(!usable)('explain escapes a root, writable and hidden path that hold terminal controls', () => {
+    const evil = join(root, 'dir\x1b]0;T\x07\u202e\nx')
+    mkdirSync(join(evil, 'sub'), { recursive: true })
+    writeFileSync(join(evil, 'sec\x1b[2Kret'), '')
+    const args = ['explain', '--mode', 'workspace-write', '--writable', 'sub', '--hide', 'sec\x1b[2Kret']
+    const r = cordon([...args, '--backend', 'landlock'], evil)
+    expect(r.status).toBe(0)
+    // Control: the report itself carries the raw name (JSON escapes it for a program, not for a terminal's eye).
+    const json = JSON.parse(cordon([...args, '--json'], evil).stdout) as { policy: { workspaceRoot: string } }
+    expect(json.policy.workspaceRoot).toBe(evil)
+    const shown = `${root}/dir\\x1b]0;T\\x07\\u202e\\nx`
+    expect(r.stdout).toContain(`root ${shown}, `)
+    expect(r.stdout).toContain(`, writable ${shown}/sub`)
+    expect(r.stdout).toContain(`  allow ${shown}: `)
+    expect(r.stdout).toContain(`  ${shown}/sec\\x1b[2Kret\n`)
+    expect(holdsRawControl(r.stdout)).toBe(false)
   })
 })

@@ -2,11 +2,11 @@
 // escaped text beside the raw fields and a digest of the exact command, workdir and policy, and
 // the retry runs only when the answer names that digest. Over the real executor and sandbox: one
 // changed byte between the prompt and the run, and nothing runs.
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { holdsRawControl } from '../../../src/policy/display-text.js'
-import type { ApprovalOutcome } from '../../../src/policy/widen.js'
+import { ESCALATION_TEXTS, type ApprovalOutcome } from '../../../src/policy/widen.js'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
 import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import type { ShellExecRequest } from '../../../src/shell/types.js'
@@ -69,7 +69,9 @@ describe('approval digest over a real sandbox', async () => {
       expect(existsSync(file)).toBe(true)
       const asked0 = asked[0] as ApprovalRequest
       expect(asked0.policy).toMatchObject({ mode: 'workspace-write', workspaceRoot: root })
-      expect(asked0.digest).toBe(approvalDigest({ command, workdir: root, policy: asked0.policy }))
+      expect(asked0.timeoutMs).toBeGreaterThan(0)
+      const subject = { command, workdir: root, policy: asked0.policy, timeoutMs: asked0.timeoutMs }
+      expect(asked0.digest).toBe(approvalDigest(subject))
       expect(asked0.display.command).toBe(`touch ${file} #\\r\\x1b[2Kgit status`)
       expect(prompts[0]).toContain(`  command: touch ${file} #\\r\\x1b[2Kgit status\n`)
       expect(holdsRawControl(prompts[0] as string)).toBe(false)
@@ -131,4 +133,91 @@ describe('approval digest over a real sandbox', async () => {
     expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
     expect(existsSync(file)).toBe(false)
   })
+
+  it.skipIf(!usable)(
+    'a workdir that is a symlink out of the workspace: the prompt shows the real directory, and the command runs there',
+    async () => {
+      const outside = realpathSync(scratchDir('cordon-approval-outside'))
+      const link = `build-${Math.random().toString(36).slice(2)}`
+      const { tool, asked, prompts } = toolAnswering((r) => ({ outcome: 'allowed-once', digest: r.digest }))
+      // A confined call plants the symlink inside the workspace.
+      const planted = await tool.execute(
+        { command: `ln -s ${outside} ${link}` },
+        { ...call, callId: 'c0', sessionMode: 'workspace-write' },
+      )
+      expect(planted).toMatchObject({ isError: false, result: { exitCode: 0 } })
+      const given = join(root, link)
+      // Control: the workdir as typed lies inside the root, the directory it leads to does not.
+      expect(realpathSync(given)).toBe(outside)
+      const r = await tool.execute(
+        { command: 'pwd -P; pwd', workdir: link, sandbox_permissions: 'danger-full-access', justification: 'builds' },
+        call,
+      )
+      expect(r).toMatchObject({ isError: false, result: { exitCode: 0, stdout: { text: `${outside}\n${outside}\n` } } })
+      const request = asked[0] as ApprovalRequest
+      expect(request).toMatchObject({ workdir: outside, givenWorkdir: given, workspaceRoot: root })
+      expect(request.display).toMatchObject({ workdir: outside, givenWorkdir: given, outsideRoot: root })
+      expect(prompts[0]).toContain(`  in: ${outside} (timeout ${request.timeoutMs}ms)\n`)
+      expect(prompts[0]).toContain(`  given as: ${given} (a symlink leads there)\n`)
+      expect(prompts[0]).toContain(`  outside the workspace root (${root})\n`)
+      // The digest covers the real directory, not the one typed.
+      const subject = { command: 'pwd -P; pwd', policy: request.policy, timeoutMs: request.timeoutMs }
+      expect(request.digest).toBe(approvalDigest({ ...subject, workdir: outside }))
+      expect(request.digest).not.toBe(approvalDigest({ ...subject, workdir: given }))
+    },
+  )
+
+  it.skipIf(!usable)('a symlink planted at the workdir while the person is asked: refused, nothing ran', async () => {
+    const outside = realpathSync(scratchDir('cordon-approval-late'))
+    const link = `late-${Math.random().toString(36).slice(2)}`
+    const { tool, asked } = toolAnswering((r) => {
+      symlinkSync(outside, join(root, link)) // the workdir did not exist when the request was built
+      return { outcome: 'allowed-once', digest: r.digest }
+    })
+    const r = await tool.execute(
+      { ...retry(`touch marker`), workdir: link, sandbox_permissions: 'danger-full-access' },
+      call,
+    )
+    expect(asked[0]?.workdir).toBe(join(root, link))
+    // Control: the workdir as approved now leads out of the workspace.
+    expect(realpathSync(join(root, link))).toBe(outside)
+    expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
+    expect(existsSync(join(outside, 'marker'))).toBe(false)
+  })
+
+  it.skipIf(!usable)('the audit reason is escaped text; the raw justification stays in its own field', async () => {
+    const justification = 'needed\x1b[2K\r  why: harmless\u2064'
+    const { tool, asked } = toolAnswering(() => 'rejected')
+    await tool.execute({ ...retry('true'), justification }, call)
+    const request = asked[0] as ApprovalRequest
+    // Control: the reason built from the raw text would carry the terminal's controls.
+    expect(holdsRawControl(ESCALATION_TEXTS.approvalReason('workspace-write', justification))).toBe(true)
+    expect(request.reason).toBe('escalate sandbox to workspace-write: needed\\x1b[2K\\r  why: harmless\\u2064')
+    expect(holdsRawControl(request.reason)).toBe(false)
+    expect(request.justification).toBe(justification)
+  })
+
+  it.skipIf(!usable)(
+    'the digest binds background and timeout: the answer for a foreground run starts no job',
+    async () => {
+      const file = target()
+      const { tool, asked } = toolAnswering((r) => ({
+        outcome: 'allowed-once',
+        // The digest of the same command as a foreground run with its timeout: not what would run.
+        digest: approvalDigest({ command: r.command, workdir: r.workdir, policy: r.policy, timeoutMs: 120_000 }),
+      }))
+      const r = await tool.execute({ ...retry(`touch ${file}`), run_in_background: true }, call)
+      expect(r).toMatchObject({ isError: true, code: 'ESCALATION_REFUSED', content: APPROVAL_ANSWER_TEXTS.otherDigest })
+      const request = asked[0] as ApprovalRequest
+      expect(request).toMatchObject({ runInBackground: true, timeoutMs: undefined })
+      expect(request.digest).toBe(
+        approvalDigest({ command: request.command, workdir: root, policy: request.policy, runInBackground: true }),
+      )
+      // A foreground retry with another timeout is another request.
+      const timed = toolAnswering((q) => ({ outcome: 'allowed-once', digest: q.digest }))
+      await timed.tool.execute({ ...retry('true'), timeout_ms: 5000 }, call)
+      expect(timed.asked[0]?.timeoutMs).toBe(5000)
+      expect(existsSync(file)).toBe(false)
+    },
+  )
 })

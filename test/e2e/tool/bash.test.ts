@@ -170,6 +170,8 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
         requestedMode: 'workspace-write',
         justification: 'the build writes its output',
         runInBackground: false,
+        timeoutMs: expect.any(Number),
+        workspaceRoot: root,
         precedingFailure: undefined,
         sessionId: undefined,
       },
@@ -221,6 +223,8 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
           requestedMode: 'danger-full-access',
           justification: 'the report goes next to the data',
           runInBackground: false,
+          timeoutMs: asked[0]?.timeoutMs,
+          workspaceRoot: root,
           sessionId: 'sess-1',
           precedingFailure: {
             kind: 'denied',
@@ -239,7 +243,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
         [
           'Allow this command to run under danger-full-access instead of read-only?',
           `  command: ${command}`,
-          `  in: ${root}`,
+          `  in: ${root} (timeout ${asked[0]?.timeoutMs}ms)`,
           '  why: the report goes next to the data',
           `  before: the sandbox denied writing ${file} under read-only, in the previous call (this same command)`,
           `  digest: ${asked[0]?.digest}`,

@@ -60,11 +60,15 @@ describe('displayShellWord', () => {
     expect(displayShellWord("/work/it's")).toBe(shellQuote("/work/it's"))
     expect(displayShellWord("/tmp/a\r\x1b[2K\u202e'\\\n")).toBe("$'/tmp/a\\r\\x1b[2K\\u202e\\'\\\\\\n'")
     expect(displayShellWord('c1\u009b tag\u{e0041}')).toBe("$'c1\\u009b tag\\U000e0041'")
+    // Invisible characters and a stack of combining marks: the second mark on is escaped.
+    expect(displayShellWord('run\u2064.sh')).toBe("$'run\\u2064.sh'")
+    expect(displayShellWord('e\u0301\u0302\u0303')).toBe("$'e\u0301\\u0302\\u0303'")
   })
 
   it('over generated words: nothing raw reaches the terminal, and bash reads back the very word', () => {
     const unit = fc.oneof(
       fc.constantFrom('\x1b', '\r', '\n', '\t', '\x7f', '\u009b', '\u202e', '\u200b', '\ufeff', "'", '\\', '\u{e0041}'),
+      fc.constantFrom('\u2064', '\u00a0', '\u3164', '\ufe0f', '\u0301', '\u0336', '\u2800', '\u{e0100}'),
       fc.string({ minLength: 1, maxLength: 3 }),
     )
     const words = fc

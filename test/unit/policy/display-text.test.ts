@@ -10,6 +10,7 @@ import {
   escapeDisplayText,
   holdsRawControl,
   needsEscape,
+  needsEscapeAfter,
 } from '../../../src/policy/display-text.js'
 
 /** Every C0 byte but the newline, DEL, and every C1 control. */
@@ -20,6 +21,43 @@ const CONTROLS = [
 ]
 const BIDI = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]
 const ZERO_WIDTH = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff]
+/** Characters an eye does not see (or sees as a plain space) that are neither controls nor zero-width. */
+const INVISIBLE = [
+  ...range(0x2061, 0x2064), // invisible operators
+  0x034f, // combining grapheme joiner
+  0x115f,
+  0x1160,
+  0x3164,
+  0xffa0, // Hangul fillers
+  ...range(0xfe00, 0xfe0f), // variation selectors (VS16 too)
+  ...range(0xe0100, 0xe01ef), // variation selectors supplement
+  ...range(0x180b, 0x180d), // Mongolian free variation selectors
+  0x17b4,
+  0x17b5, // Khmer inherent vowels
+  ...range(0x206a, 0x206f), // deprecated format characters
+  ...range(0xfff9, 0xfffb), // interlinear annotation
+  ...range(0x1d173, 0x1d17a), // musical format characters
+  0x2800, // braille blank
+  0x00a0,
+  0x1680,
+  ...range(0x2000, 0x200a),
+  0x202f,
+  0x205f,
+  0x3000, // every non-ASCII space
+  0x2028,
+  0x2029,
+]
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i)
+}
+
+/** An oracle independent of display-text.ts: what no rendering may hold raw (the newline aside). */
+const UNSEEN =
+  /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|[^\P{Zs} ]|\p{M}\p{M}/u
+function holdsUnseen(s: string): boolean {
+  return UNSEEN.test(s.replace(/\n/g, ''))
+}
 
 describe('escapeDisplayText', () => {
   it('shows each control, bidi and zero-width character as a visible escape', () => {
@@ -37,8 +75,41 @@ describe('escapeDisplayText', () => {
 
   it('leaves the newline to the caller, and ordinary text (backslashes, unicode, emoji) unchanged', () => {
     expect(escapeDisplayText('a\nb')).toBe('a\nb')
-    const plain = "printf 'a\\n' | grep -E '^(é|✓)$' # 😀 日本"
+    const plain = "printf 'a\\n' | grep -E '^(é|✓)$' # 😀 日本語 Ελληνικά русский עברית हिन्दी ệ 한국어"
     expect(escapeDisplayText(plain)).toBe(plain)
+    expect(holdsRawControl(plain)).toBe(false)
+  })
+
+  it('shows invisible operators, fillers, variation selectors, odd spaces and the braille blank', () => {
+    // The attack: `sh ./run\u2064.sh` read as `sh ./run.sh`.
+    expect(escapeDisplayText('sh ./run\u2064.sh')).toBe('sh ./run\\u2064.sh')
+    expect(escapeDisplayText('rm\u00a0-rf\u3000/')).toBe('rm\\xa0-rf\\u3000/')
+    expect(escapeDisplayText('x\u{e0100}\u3164')).toBe('x\\u{e0100}\\u3164')
+    for (const cp of INVISIBLE) {
+      const raw = `a${String.fromCodePoint(cp)}b`
+      expect(holdsUnseen(raw), `control: U+${cp.toString(16)} is unseen`).toBe(true)
+      const shown = escapeDisplayText(raw)
+      expect(holdsRawControl(shown), `U+${cp.toString(16)}`).toBe(false)
+      expect(holdsUnseen(shown), `U+${cp.toString(16)}`).toBe(false)
+      expect(shown).toMatch(/^a\\(x|u)[{0-9a-f]+}?b$/)
+    }
+  })
+
+  it('keeps the first combining mark of a run, escapes every further one', () => {
+    expect(escapeDisplayText('cafe\u0301')).toBe('cafe\u0301')
+    expect(escapeDisplayText('e\u0301\u0302\u0303x')).toBe('e\u0301\\u0302\\u0303x')
+    const zalgo = `ls${'\u0336\u0335\u0334'.repeat(30)} /`
+    expect(holdsUnseen(zalgo)).toBe(true)
+    expect(holdsUnseen(escapeDisplayText(zalgo))).toBe(false)
+    expect(holdsRawControl(zalgo)).toBe(true)
+    expect(needsEscapeAfter(undefined, 0x301)).toBe(false)
+    expect(needsEscapeAfter(0x301, 0x301)).toBe(true)
+    // Cut anywhere, a bounded line judges each mark after the one before it in the text.
+    for (let max = 4; max < 40; max++) expect(holdsUnseen(displayLine(zalgo, max)), `max ${max}`).toBe(false)
+  })
+
+  it('emoji presentation selectors show as escapes (a choice: nothing unseen is shown as nothing)', () => {
+    expect(escapeDisplayText('\u2764\ufe0f')).toBe('\u2764\\ufe0f')
   })
 
   it('shows lone surrogates, keeps a pair', () => {
@@ -94,6 +165,10 @@ describe('hostile corpus', () => {
     ...CONTROLS.map((cp) => `git status${String.fromCodePoint(cp)}touch /etc/x`),
     ...BIDI.map((cp) => `echo ${String.fromCodePoint(cp)}safe`),
     ...ZERO_WIDTH.map((cp) => `r${String.fromCodePoint(cp)}m -rf /`),
+    ...INVISIBLE.map((cp) => `sh ./run${String.fromCodePoint(cp)}.sh`),
+    `git status${'\u0301'.repeat(500)}; touch /etc/x`,
+    `${'\u20d2\u0489'.repeat(1000)}\n${'\u0336'.repeat(1000)}`,
+    `cat ${'\u00a0'.repeat(100)}${'\u2800'.repeat(100)}\u{e01ef}`,
     'git status\r\x1b[2K\x1b[1Atouch /etc/passwd',
     '\x1b]52;c;cHduZWQ=\x07\x9b6n\x90qdcs\x9c',
     'ok\n  command: git status\n  in: /safe',
@@ -104,7 +179,10 @@ describe('hostile corpus', () => {
 
   it.each(corpus.map((s, i) => [i, s] as const))('string %i: no raw control in any rendering', (_, s) => {
     expect(holdsRawControl(escapeDisplayText(s))).toBe(false)
+    expect(holdsUnseen(escapeDisplayText(s))).toBe(false)
     expect(holdsRawControl(displayLine(s))).toBe(false)
+    expect(holdsUnseen(displayLine(s))).toBe(false)
+    expect(holdsUnseen(displayBlock(s))).toBe(false)
     expect(displayLine(s)).not.toContain('\n')
     expect(holdsRawControl(displayBlock(s))).toBe(false)
     for (const line of displayBlock(s).split('\n').slice(1)) expect(line).toMatch(/^(\| |… \d+ lines not shown …$)/)
@@ -116,6 +194,15 @@ describe('property: nothing a terminal acts on survives', () => {
   const anyText = fc.oneof(
     fc.string({ unit: 'binary' }),
     fc.string({ unit: fc.integer({ min: 0, max: 0x2070 }).map((cp) => String.fromCharCode(cp)) }),
+    fc.string({ unit: fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp)) }),
+    fc.string({
+      unit: fc.oneof(
+        fc.constantFrom(
+          ...[...INVISIBLE, 0x0301, 0x0336, 0x20d2, 0x0489, 0x0915, 0x093f].map((cp) => String.fromCodePoint(cp)),
+        ),
+        fc.constantFrom('a', ' ', '\n', '\x1b', '\ud800', '😀'),
+      ),
+    }),
   )
 
   it('escapeDisplayText, displayLine and displayBlock hold no raw control; displayLine holds no newline', () => {
@@ -125,7 +212,10 @@ describe('property: nothing a terminal acts on survives', () => {
         const block = displayBlock(s)
         return (
           !holdsRawControl(escapeDisplayText(s)) &&
+          !holdsUnseen(escapeDisplayText(s)) &&
           !holdsRawControl(line) &&
+          !holdsUnseen(line) &&
+          !holdsUnseen(block) &&
           !line.includes('\n') &&
           !holdsRawControl(block) &&
           block
@@ -144,7 +234,7 @@ describe('property: nothing a terminal acts on survives', () => {
         const line = displayLine(s, max)
         const visible = line.replace(/…\[\d+ characters not shown\]…/, '')
         // A pair cut in half would leave a lone surrogate, which holdsRawControl reports.
-        return !holdsRawControl(line) && visible.length <= max
+        return !holdsRawControl(line) && !holdsUnseen(line) && visible.length <= max
       }),
       { numRuns: 2000 },
     )

@@ -49,6 +49,12 @@ describe('approvalDigest', () => {
     ).not.toBe(d)
     const reordered = { workspaceRoot: '/work/repo', mode: 'workspace-write' } as SandboxExecutionPolicy
     expect(approvalDigest({ command: 'git status', workdir: '/w', policy: reordered })).toBe(d)
+    // A background job and a foreground timeout are part of what runs; absent reads as false and none.
+    expect(approvalDigest({ command: 'git status', workdir: '/w', policy, runInBackground: false })).toBe(d)
+    expect(approvalDigest({ command: 'git status', workdir: '/w', policy, runInBackground: true })).not.toBe(d)
+    const timed = approvalDigest({ command: 'git status', workdir: '/w', policy, timeoutMs: 1000 })
+    expect(timed).not.toBe(d)
+    expect(approvalDigest({ command: 'git status', workdir: '/w', policy, timeoutMs: 1001 })).not.toBe(timed)
     // The fields cannot run into each other.
     expect(approvalDigest({ command: 'a', workdir: 'b/c', policy })).not.toBe(
       approvalDigest({ command: 'ab', workdir: '/c', policy }),
@@ -93,6 +99,42 @@ describe('describeApprovalRequest', () => {
     expect(holdsRawControl(text)).toBe(false)
   })
 
+  it('an invisible character in the command shows: `sh ./run\\u2064.sh` is not read as `sh ./run.sh`', () => {
+    const command = 'sh ./run\u2064.sh'
+    // Control: the raw command looks like `sh ./run.sh` once its invisible character is not drawn.
+    expect(command.replace(/\p{Default_Ignorable_Code_Point}/gu, '')).toBe('sh ./run.sh')
+    const text = describeApprovalRequest(request({ command, justification: 'it\u00a0runs\u3000the\u2800build' }))
+    expect(text).toContain('  command: sh ./run\\u2064.sh\n')
+    expect(text).toContain('  why: it\\xa0runs\\u3000the\\u2800build\n')
+    expect(holdsRawControl(text)).toBe(false)
+  })
+
+  it('a workdir reached through a symlink shows as given; one outside the workspace root says so', () => {
+    const inside = describeApprovalRequest(request({ workdir: '/work/repo/src', workspaceRoot: '/work/repo' }))
+    expect(inside).not.toContain('outside the workspace root')
+    expect(inside).not.toContain('given as')
+    const r = request({ workdir: '/tmp/outside', givenWorkdir: '/work/repo/build', workspaceRoot: '/work/repo' })
+    expect(r.display).toMatchObject({
+      workdir: '/tmp/outside',
+      givenWorkdir: '/work/repo/build',
+      outsideRoot: '/work/repo',
+    })
+    expect(describeApprovalRequest(r)).toContain(
+      '  in: /tmp/outside\n  given as: /work/repo/build (a symlink leads there)\n  outside the workspace root (/work/repo)\n',
+    )
+    // A sibling that shares the root's name as a prefix is outside too; the root itself is not.
+    expect(request({ workdir: '/work/repo2', workspaceRoot: '/work/repo' }).display.outsideRoot).toBe('/work/repo')
+    expect(request({ workdir: '/work/repo', workspaceRoot: '/work/repo' }).display.outsideRoot).toBeUndefined()
+    expect(request({ workdir: '/x', workspaceRoot: '/' }).display.outsideRoot).toBeUndefined()
+  })
+
+  it('shows the timeout a foreground command would run under', () => {
+    expect(describeApprovalRequest(request({ timeoutMs: 120_000 }))).toContain('  in: /work/repo (timeout 120000ms)\n')
+    expect(describeApprovalRequest(request({ runInBackground: true }))).toContain(
+      '  in: /work/repo (as a background job)\n',
+    )
+  })
+
   it('forged lines in the justification stay on its line; a bidi override shows', () => {
     const text = describeApprovalRequest(
       request({ justification: 'ok\n  in: /safe\n  why: harmless', workdir: '/work/\u202erepo' }),
@@ -125,13 +167,22 @@ describe('describeApprovalRequest', () => {
   })
 
   it('property: no prompt or display field holds a raw control, whatever the model sends', () => {
-    const text = fc.string({ unit: 'binary', maxLength: 300 })
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp)), maxLength: 100 }),
+      fc.string({
+        unit: fc.constantFrom('a', '/', '\u2064', '\u0301', '\u00a0', '\ufe0f', '\u3164', '\x1b'),
+        maxLength: 100,
+      }),
+    )
     fc.assert(
       fc.property(text, text, text, fc.array(text, { maxLength: 3 }), (command, justification, workdir, paths) => {
         const r = request({
           command,
           justification,
           workdir,
+          givenWorkdir: justification,
+          workspaceRoot: command,
           precedingFailure: {
             kind: 'denied',
             callId: 'c0',
