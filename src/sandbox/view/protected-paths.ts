@@ -31,6 +31,7 @@ import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
 import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/profiles/protected-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { linksOnTheWay } from './protected-links.js'
 import { within } from './read-view.js'
 
 /** One protected path inside a writable root. */
@@ -188,14 +189,14 @@ export function protectedSetFor(
   }
   // What the policy opts out of goes: git's and cordon's places too (a path the policy names stays).
   const appearing = mustNotAppear.filter((p) => !isUnprotected(p, unprotected))
-  const paths = settle(candidates, { roots, unprotected, stamp, mustNotAppear: appearing })
+  const paths = settle(candidates, { roots, unprotected, stamp, mustNotAppear: appearing, mustStay })
   const parentList = dirsBetween(
     paths.map((p) => p.path),
     roots,
   )
   const inRoots = (p: string) => roots.some((r) => within(p, r))
   const appear = [...new Set(appearing)].filter(inRoots)
-  const stay = mustStay.filter((l) => inRoots(l.path))
+  const stay = [...new Map(mustStay.map((l) => [l.path, l])).values()].filter((l) => inRoots(l.path))
   return {
     paths,
     parents: parentList,
@@ -205,25 +206,31 @@ export function protectedSetFor(
   }
 }
 
-/** What `settle` needs besides the candidates; `mustNotAppear` gains the missing ones. */
+/** What `settle` needs besides the candidates; `mustNotAppear` gains the missing ones, `mustStay` the links. */
 interface SettleContext {
   roots: readonly string[]
   unprotected: readonly string[]
   stamp: (p: string) => fs.Stats | undefined
   mustNotAppear: string[]
+  mustStay: Array<{ path: string; target: string }>
 }
 
 /**
  * The candidates that lie inside a writable root, once each (symlinks resolved), as they are now;
- * a missing one that must not appear goes to `ctx.mustNotAppear`.
+ * a missing one that must not appear goes to `ctx.mustNotAppear`, and each symlink on the way
+ * from a writable root to one (wherever it points) to `ctx.mustStay`: a mount lands on the
+ * target, so the link stays replaceable and is made again after the run if the run changed it
+ * (what the run put in its place, a planted file or a dir holding one, is moved aside).
  */
 function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): ProtectedPath[] {
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
   for (const c of candidates) {
     const p = canonicalPath(c.path)
-    if (seen.has(p) || !ctx.roots.some((r) => within(p, r) && p !== r)) continue
     if (c.origin !== 'policy' && isUnprotected(p, ctx.unprotected)) continue
+    // Wherever the links lead (a target outside the roots too): the links themselves lie inside.
+    ctx.mustStay.push(...linksOnTheWay(c.path, ctx.roots, ctx.stamp))
+    if (seen.has(p) || !ctx.roots.some((r) => within(p, r) && p !== r)) continue
     seen.add(p)
     const st = ctx.stamp(p)
     if (st === undefined) {
