@@ -175,6 +175,33 @@ describe('protectedSetFor', () => {
     expect(both.mustNotAppear).toContain(path.join(root, 'deploy.sh'))
   })
 
+  it('a symlink on the way to a protected path must stay (inside or outside the roots), the target is bound', () => {
+    const root = path.join(base, 'linked')
+    const outside = path.join(base, 'linked-outside')
+    fs.mkdirSync(path.join(root, 'real'), { recursive: true })
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(root, 'real', 'tasks.json'), '{}')
+    fs.writeFileSync(path.join(outside, 'envrc'), '')
+    fs.symlinkSync('real', path.join(root, '.vscode'))
+    fs.symlinkSync(path.join(outside, 'envrc'), path.join(root, '.envrc'))
+    const policy: SandboxPolicy = { mode: 'workspace-write', workspaceRoot: root }
+    const set = setFor(policy)
+    expect(set.mustStay).toEqual(
+      expect.arrayContaining([
+        { path: path.join(root, '.vscode'), target: 'real' },
+        { path: path.join(root, '.envrc'), target: path.join(outside, 'envrc') },
+      ]),
+    )
+    expect(set.paths.map((p) => path.relative(root, p.path))).toContain('real/tasks.json')
+    // Opted out by its name: the link may change.
+    const out = setFor({ ...policy, unprotectedPaths: ['.vscode', '.envrc'] })
+    expect(out.mustStay ?? []).toEqual([])
+    // A link retargeted later makes the set stale.
+    fs.symlinkSync('real/tasks.json', path.join(root, 'next'))
+    fs.renameSync(path.join(root, 'next'), path.join(root, '.envrc'))
+    expect(protectedSetCurrent(set)).toBe(false)
+  })
+
   it('notices a new .git or hooks dir (stale stamps)', () => {
     const root = path.join(base, 'later-repo')
     fs.mkdirSync(root)
