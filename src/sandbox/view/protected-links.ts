@@ -18,6 +18,13 @@ export interface StayingLink {
   target: string
 }
 
+/** The links on the way to a path, and where they lead (set only when there is a link). */
+export interface Way {
+  links: StayingLink[]
+  /** The path with its links resolved, a dangling one too (what the run makes there, the link names). */
+  resolved?: string
+}
+
 /**
  * The symlinks between the deepest writable root lexically holding `lexical` and it, each named
  * under its real directory (the links before it resolved) with the target it names now; `stamp`
@@ -27,25 +34,32 @@ export function linksOnTheWay(
   lexical: string,
   roots: readonly string[],
   stamp: (p: string) => fs.Stats | undefined,
-): StayingLink[] {
+): Way {
   const root = roots.filter((r) => within(lexical, r) && lexical !== r).sort((a, b) => b.length - a.length)[0]
-  if (root === undefined) return []
-  const out: StayingLink[] = []
+  if (root === undefined) return { links: [] }
+  const links: StayingLink[] = []
+  const parts = path.relative(root, lexical).split('/')
   let dir = root
-  for (const name of path.relative(root, lexical).split('/')) {
+  for (const [i, name] of parts.entries()) {
     const here = path.join(dir, name)
     const st = stamp(here)
-    if (st === undefined) break
+    if (st === undefined) return wayOf(links, path.join(here, ...parts.slice(i + 1)))
     if (!st.isSymbolicLink()) {
       dir = here
       continue
     }
+    let target: string
     try {
-      out.push({ path: here, target: readlinkSync(here) })
+      target = readlinkSync(here)
     } catch {
-      break // changed meanwhile: the stamp makes the set stale
+      return wayOf(links, path.join(here, ...parts.slice(i + 1))) // changed meanwhile: the stamp tells
     }
-    dir = canonicalPath(here)
+    links.push({ path: here, target })
+    const real = canonicalPath(here)
+    // A dangling link leads where its target would be: what the run makes there, it names.
+    dir = real === here ? canonicalPath(path.resolve(dir, target)) : real
   }
-  return out
+  return wayOf(links, dir)
 }
+
+const wayOf = (links: StayingLink[], resolved: string): Way => (links.length > 0 ? { links, resolved } : { links })

@@ -226,10 +226,12 @@ function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): Prote
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
   for (const c of candidates) {
-    const p = canonicalPath(c.path)
-    if (c.origin !== 'policy' && isUnprotected(p, ctx.unprotected)) continue
+    const way = linksOnTheWay(c.path, ctx.roots, ctx.stamp)
+    const p = way.resolved ?? canonicalPath(c.path)
+    // Opted out by where it leads or by its own name (a dangling link's, say).
+    if (c.origin !== 'policy' && [p, c.path].some((q) => isUnprotected(q, ctx.unprotected))) continue
     // Wherever the links lead (a target outside the roots too): the links themselves lie inside.
-    ctx.mustStay.push(...linksOnTheWay(c.path, ctx.roots, ctx.stamp))
+    ctx.mustStay.push(...way.links)
     if (seen.has(p) || !ctx.roots.some((r) => within(p, r) && p !== r)) continue
     seen.add(p)
     const st = ctx.stamp(p)

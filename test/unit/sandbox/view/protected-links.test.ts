@@ -18,25 +18,31 @@ describe('linksOnTheWay', () => {
     fs.symlinkSync('b', path.join(root, 'a', 'c'))
     fs.symlinkSync('a', path.join(root, 'link'))
     const seen: string[] = []
-    const links = linksOnTheWay(path.join(root, 'link', 'c', 'file'), [root], (p) => {
+    const way = linksOnTheWay(path.join(root, 'link', 'c', 'file'), [root], (p) => {
       seen.push(p)
       return lstat(p)
     })
-    expect(links).toEqual([
+    expect(way.links).toEqual([
       { path: path.join(root, 'link'), target: 'a' },
       { path: path.join(root, 'a', 'c'), target: 'b' },
     ])
+    expect(way.resolved).toBe(path.join(root, 'a', 'b', 'file'))
     expect(seen).toContain(path.join(root, 'link'))
   })
 
-  it('a dangling link is named; nothing outside a root, nothing when no link is on the way', () => {
+  it('a dangling link is named and leads where its target would be; nothing when no link is on the way', () => {
     const root = path.join(base, 'dangling')
     fs.mkdirSync(root)
     fs.symlinkSync('missing', path.join(root, '.envrc'))
-    expect(linksOnTheWay(path.join(root, '.envrc'), [root], lstat)).toEqual([
-      { path: path.join(root, '.envrc'), target: 'missing' },
-    ])
-    expect(linksOnTheWay(path.join(base, 'elsewhere', 'x'), [root], lstat)).toEqual([])
-    expect(linksOnTheWay(path.join(root, 'plain', 'x'), [root], lstat)).toEqual([])
+    fs.symlinkSync('gone', path.join(root, '.vscode'))
+    expect(linksOnTheWay(path.join(root, '.envrc'), [root], lstat)).toEqual({
+      links: [{ path: path.join(root, '.envrc'), target: 'missing' }],
+      resolved: path.join(root, 'missing'),
+    })
+    expect(linksOnTheWay(path.join(root, '.vscode', 'tasks.json'), [root], lstat).resolved).toBe(
+      path.join(root, 'gone', 'tasks.json'),
+    )
+    expect(linksOnTheWay(path.join(base, 'elsewhere', 'x'), [root], lstat)).toEqual({ links: [] })
+    expect(linksOnTheWay(path.join(root, 'plain', 'x'), [root], lstat)).toEqual({ links: [] })
   })
 })

@@ -193,8 +193,14 @@ describe('protectedSetFor', () => {
       ]),
     )
     expect(set.paths.map((p) => path.relative(root, p.path))).toContain('real/tasks.json')
+    // A dangling link: where it leads must not appear (it stays a link, no litter after a run).
+    fs.symlinkSync('nowhere', path.join(root, '.mcp.json'))
+    const dangling = setFor(policy)
+    expect(dangling.mustNotAppear).toContain(path.join(root, 'nowhere'))
+    expect(dangling.mustNotAppear).not.toContain(path.join(root, '.mcp.json'))
+    expect(dangling.mustStay).toContainEqual({ path: path.join(root, '.mcp.json'), target: 'nowhere' })
     // Opted out by its name: the link may change.
-    const out = setFor({ ...policy, unprotectedPaths: ['.vscode', '.envrc'] })
+    const out = setFor({ ...policy, unprotectedPaths: ['.vscode', '.envrc', '.mcp.json'] })
     expect(out.mustStay ?? []).toEqual([])
     // A link retargeted later makes the set stale.
     fs.symlinkSync('real/tasks.json', path.join(root, 'next'))
