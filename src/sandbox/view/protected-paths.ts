@@ -77,13 +77,23 @@ function homeInRoots(roots: readonly string[], home: string | undefined): string
   return roots.some((r) => within(dir, r)) ? dir : undefined
 }
 
+function followed(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
 /** The git dirs of a checkout at `root`: its own, and the common one of a linked worktree. */
 function gitDirsOf(
   root: string,
   stamp: (p: string) => fs.Stats | undefined,
 ): { own: string; common: string } | undefined {
   const dotGit = path.join(root, '.git')
-  const st = stamp(dotGit)
+  // A `.git` symlink is followed: its places are named through it, so the link must stay too.
+  const seen = stamp(dotGit)
+  const st = seen?.isSymbolicLink() ? followed(dotGit) : seen
   if (st === undefined) return undefined
   if (st.isDirectory()) return { own: dotGit, common: dotGit }
   if (!st.isFile()) return undefined

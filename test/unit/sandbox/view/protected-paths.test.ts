@@ -208,6 +208,17 @@ describe('protectedSetFor', () => {
     expect(protectedSetCurrent(set)).toBe(false)
   })
 
+  it('a .git symlink is followed: its hooks and config are protected, the link must stay', () => {
+    const root = repo('linked-git')
+    fs.renameSync(path.join(root, '.git'), path.join(root, 'real.git'))
+    fs.symlinkSync('real.git', path.join(root, '.git'))
+    const set = setFor({ mode: 'workspace-write', workspaceRoot: root })
+    expect(set.paths.map((p) => path.relative(root, p.path))).toEqual(
+      expect.arrayContaining(['real.git/hooks', 'real.git/config']),
+    )
+    expect(set.mustStay).toContainEqual({ path: path.join(root, '.git'), target: 'real.git' })
+  })
+
   it('notices a new .git or hooks dir (stale stamps)', () => {
     const root = path.join(base, 'later-repo')
     fs.mkdirSync(root)
