@@ -314,6 +314,7 @@ function shieldOf(
     hiddenInWritable: snapshot.places.filter((p) => writable.some((w) => within(p, w))),
     protectedInWritable: protectedSet.paths.map((p) => p.path),
     mustNotAppear: protectedSet.mustNotAppear,
+    mustStay: protectedSet.mustStay,
   }
 }
 

@@ -39,6 +39,8 @@ export interface ShieldFacts {
   protectedInWritable: readonly string[]
   /** Protected paths that are missing: one the run makes is moved aside once it is over. */
   mustNotAppear?: readonly string[] | undefined
+  /** Symlinks on the way to a protected path (and npm's `.bin/cordon`): made again after the run if changed. */
+  mustStay?: ReadonlyArray<{ path: string; target: string }> | undefined
 }
 
 /** The parts of a policy the accounts read. */

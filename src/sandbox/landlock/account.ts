@@ -110,7 +110,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
             'Landlock does not govern inotify, fanotify and dnotify watches, kept under workspace-write for file watchers: a command can watch a hidden directory and learn the names of what is opened or made there, and when (bubblewrap can hide them)',
           )
   c.protected = no(
-    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can); a missing protected path the run makes is taken away once it is over`,
+    `Landlock cannot make a subpath of a writable root read-only: ${listed(policy.shield?.protectedInWritable ?? [])} (bubblewrap can); a missing protected path the run makes is taken away once it is over, and a symlink on the way to one that the run replaced is made again (what took its place moved aside)`,
   )
   return accountOf(c, promisedClasses(policy))
 }

@@ -19,6 +19,8 @@ export function landlockSpec(
       mode: plan.policy.mode,
       // Landlock cannot hold a missing protected path away; one the run makes is taken away after it.
       ...(plan.shield?.mustNotAppear ? { mustNotAppear: plan.shield.mustNotAppear } : {}),
+      // A symlink on the way to a protected path the run changed is made again after it.
+      ...(plan.shield?.mustStay ? { mustStay: plan.shield.mustStay } : {}),
       steps: { ...plan.steps, ruleset },
       namespaces: plan.namespaces,
     },

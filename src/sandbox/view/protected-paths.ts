@@ -31,6 +31,7 @@ import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
 import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/profiles/protected-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { linksOnTheWay } from './protected-links.js'
 import { within } from './read-view.js'
 
 /** One protected path inside a writable root. */
@@ -76,13 +77,23 @@ function homeInRoots(roots: readonly string[], home: string | undefined): string
   return roots.some((r) => within(dir, r)) ? dir : undefined
 }
 
+function followed(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
 /** The git dirs of a checkout at `root`: its own, and the common one of a linked worktree. */
 function gitDirsOf(
   root: string,
   stamp: (p: string) => fs.Stats | undefined,
 ): { own: string; common: string } | undefined {
   const dotGit = path.join(root, '.git')
-  const st = stamp(dotGit)
+  // A `.git` symlink is followed: its places are named through it, so the link must stay too.
+  const seen = stamp(dotGit)
+  const st = seen?.isSymbolicLink() ? followed(dotGit) : seen
   if (st === undefined) return undefined
   if (st.isDirectory()) return { own: dotGit, common: dotGit }
   if (!st.isFile()) return undefined
@@ -188,14 +199,14 @@ export function protectedSetFor(
   }
   // What the policy opts out of goes: git's and cordon's places too (a path the policy names stays).
   const appearing = mustNotAppear.filter((p) => !isUnprotected(p, unprotected))
-  const paths = settle(candidates, { roots, unprotected, stamp, mustNotAppear: appearing })
+  const paths = settle(candidates, { roots, unprotected, stamp, mustNotAppear: appearing, mustStay })
   const parentList = dirsBetween(
     paths.map((p) => p.path),
     roots,
   )
   const inRoots = (p: string) => roots.some((r) => within(p, r))
   const appear = [...new Set(appearing)].filter(inRoots)
-  const stay = mustStay.filter((l) => inRoots(l.path))
+  const stay = [...new Map(mustStay.map((l) => [l.path, l])).values()].filter((l) => inRoots(l.path))
   return {
     paths,
     parents: parentList,
@@ -205,25 +216,33 @@ export function protectedSetFor(
   }
 }
 
-/** What `settle` needs besides the candidates; `mustNotAppear` gains the missing ones. */
+/** What `settle` needs besides the candidates; `mustNotAppear` gains the missing ones, `mustStay` the links. */
 interface SettleContext {
   roots: readonly string[]
   unprotected: readonly string[]
   stamp: (p: string) => fs.Stats | undefined
   mustNotAppear: string[]
+  mustStay: Array<{ path: string; target: string }>
 }
 
 /**
  * The candidates that lie inside a writable root, once each (symlinks resolved), as they are now;
- * a missing one that must not appear goes to `ctx.mustNotAppear`.
+ * a missing one that must not appear goes to `ctx.mustNotAppear`, and each symlink on the way
+ * from a writable root to one (wherever it points) to `ctx.mustStay`: a mount lands on the
+ * target, so the link stays replaceable and is made again after the run if the run changed it
+ * (what the run put in its place, a planted file or a dir holding one, is moved aside).
  */
 function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): ProtectedPath[] {
   const paths: ProtectedPath[] = []
   const seen = new Set<string>()
   for (const c of candidates) {
-    const p = canonicalPath(c.path)
+    const way = linksOnTheWay(c.path, ctx.roots, ctx.stamp)
+    const p = way.resolved ?? canonicalPath(c.path)
+    // Opted out by where it leads or by its own name (a dangling link's, say).
+    if (c.origin !== 'policy' && [p, c.path].some((q) => isUnprotected(q, ctx.unprotected))) continue
+    // Wherever the links lead (a target outside the roots too): the links themselves lie inside.
+    ctx.mustStay.push(...way.links)
     if (seen.has(p) || !ctx.roots.some((r) => within(p, r) && p !== r)) continue
-    if (c.origin !== 'policy' && isUnprotected(p, ctx.unprotected)) continue
     seen.add(p)
     const st = ctx.stamp(p)
     if (st === undefined) {

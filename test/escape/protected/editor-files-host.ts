@@ -3,7 +3,8 @@
 // shell script there confined by the backend under workspace-write with the case's policy fields,
 // and reports what the files read afterwards (null: absent), what cordon moved aside, and the
 // account's word on the protected class.
-// argv: <json { backend, base, cases: [{ name, files, script, policy, check }] }>; prints JSON.
+// A case may lay symlinks too (`links`: name -> target); what each names afterwards is reported.
+// argv: <json { backend, base, cases: [{ name, files, links?, script, policy, check }] }>; prints JSON.
 import fs from 'node:fs'
 import path from 'node:path'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
@@ -14,6 +15,8 @@ import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
 export interface EditorCase {
   name: string
   files: Record<string, string>
+  /** Symlinks made after the files (relative to the workspace): name -> target. */
+  links?: Record<string, string>
   script: string
   policy: { protectedPaths?: string[]; unprotectedPaths?: string[]; protectedDefaults?: boolean }
   check: string[]
@@ -25,6 +28,8 @@ export interface EditorOutcome {
   exitCode: number | null
   stderr: string
   after: Record<string, string | null>
+  /** What each of the case's links names after the run (null: no longer a link). */
+  linksAfter: Record<string, string | null>
   refused: string[]
   enforcement: string | undefined
   protectedGoverned: boolean | undefined
@@ -39,6 +44,14 @@ const read = (p: string) => {
   }
 }
 
+const readLink = (p: string) => {
+  try {
+    return fs.readlinkSync(p)
+  } catch {
+    return null
+  }
+}
+
 async function runCase(sandbox: LocalSandbox, rt: LocalSubprocessRuntime, base: string, c: EditorCase) {
   const root = path.join(base, c.name)
   for (const [rel, text] of Object.entries(c.files)) {
@@ -46,6 +59,7 @@ async function runCase(sandbox: LocalSandbox, rt: LocalSubprocessRuntime, base: 
     fs.writeFileSync(path.join(root, rel), text)
   }
   fs.mkdirSync(root, { recursive: true })
+  for (const [rel, target] of Object.entries(c.links ?? {})) fs.symlinkSync(target, path.join(root, rel))
   const confined = sandbox.confine(
     {
       argv: ['/bin/sh', '-c', c.script],
@@ -64,6 +78,7 @@ async function runCase(sandbox: LocalSandbox, rt: LocalSubprocessRuntime, base: 
     exitCode: exit.exitCode,
     stderr: h.collected.stderr?.readFrom(0).text ?? '',
     after: Object.fromEntries(c.check.map((rel) => [rel, read(path.join(root, rel))])),
+    linksAfter: Object.fromEntries(Object.keys(c.links ?? {}).map((rel) => [rel, readLink(path.join(root, rel))])),
     refused: (h.refusedPaths ?? []).map((p) => path.relative(root, p)),
     enforcement: confined.enforcement,
     protectedGoverned: confined.plan?.account.classes.protected?.governed,

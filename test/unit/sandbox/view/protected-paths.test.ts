@@ -175,6 +175,50 @@ describe('protectedSetFor', () => {
     expect(both.mustNotAppear).toContain(path.join(root, 'deploy.sh'))
   })
 
+  it('a symlink on the way to a protected path must stay (inside or outside the roots), the target is bound', () => {
+    const root = path.join(base, 'linked')
+    const outside = path.join(base, 'linked-outside')
+    fs.mkdirSync(path.join(root, 'real'), { recursive: true })
+    fs.mkdirSync(outside)
+    fs.writeFileSync(path.join(root, 'real', 'tasks.json'), '{}')
+    fs.writeFileSync(path.join(outside, 'envrc'), '')
+    fs.symlinkSync('real', path.join(root, '.vscode'))
+    fs.symlinkSync(path.join(outside, 'envrc'), path.join(root, '.envrc'))
+    const policy: SandboxPolicy = { mode: 'workspace-write', workspaceRoot: root }
+    const set = setFor(policy)
+    expect(set.mustStay).toEqual(
+      expect.arrayContaining([
+        { path: path.join(root, '.vscode'), target: 'real' },
+        { path: path.join(root, '.envrc'), target: path.join(outside, 'envrc') },
+      ]),
+    )
+    expect(set.paths.map((p) => path.relative(root, p.path))).toContain('real/tasks.json')
+    // A dangling link: where it leads must not appear (it stays a link, no litter after a run).
+    fs.symlinkSync('nowhere', path.join(root, '.mcp.json'))
+    const dangling = setFor(policy)
+    expect(dangling.mustNotAppear).toContain(path.join(root, 'nowhere'))
+    expect(dangling.mustNotAppear).not.toContain(path.join(root, '.mcp.json'))
+    expect(dangling.mustStay).toContainEqual({ path: path.join(root, '.mcp.json'), target: 'nowhere' })
+    // Opted out by its name: the link may change.
+    const out = setFor({ ...policy, unprotectedPaths: ['.vscode', '.envrc', '.mcp.json'] })
+    expect(out.mustStay ?? []).toEqual([])
+    // A link retargeted later makes the set stale.
+    fs.symlinkSync('real/tasks.json', path.join(root, 'next'))
+    fs.renameSync(path.join(root, 'next'), path.join(root, '.envrc'))
+    expect(protectedSetCurrent(set)).toBe(false)
+  })
+
+  it('a .git symlink is followed: its hooks and config are protected, the link must stay', () => {
+    const root = repo('linked-git')
+    fs.renameSync(path.join(root, '.git'), path.join(root, 'real.git'))
+    fs.symlinkSync('real.git', path.join(root, '.git'))
+    const set = setFor({ mode: 'workspace-write', workspaceRoot: root })
+    expect(set.paths.map((p) => path.relative(root, p.path))).toEqual(
+      expect.arrayContaining(['real.git/hooks', 'real.git/config']),
+    )
+    expect(set.mustStay).toContainEqual({ path: path.join(root, '.git'), target: 'real.git' })
+  })
+
   it('notices a new .git or hooks dir (stale stamps)', () => {
     const root = path.join(base, 'later-repo')
     fs.mkdirSync(root)
