@@ -51,7 +51,7 @@ import { helperMissingReason, helperPath } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/spec/terminal-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal/ruleset-handover.js'
-import type { HandedRuleset, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
+import type { HandedRuleset, SubprocessTerminalSpawnSpec, TerminalAftermath } from '../subprocess/types.js'
 import { backendOf } from './backend.js'
 import { rulesetArgsFor } from './bubblewrap/spec.js'
 import { type ConfinementPlan, initArgs } from './confinement/plan.js'
@@ -116,8 +116,19 @@ export function confineTerminal(
     launcher: true,
     env,
     ...(handed ? { ruleset: handed } : {}),
+    ...aftermathOf(plan),
   }
   return { spec: confined, backend: plan.backend, enforcement: plan.account.enforcement, tempDir: plan.tempDir, plan }
+}
+
+/** What the session must leave as it found it: the plan's must-not-appear paths and links that must stay. */
+function aftermathOf(plan: ConfinementPlan): { aftermath?: TerminalAftermath } {
+  const from = [plan.mounts?.protected, plan.shield]
+  const mustNotAppear = [...new Set(from.flatMap((f) => f?.mustNotAppear ?? []))]
+  const links = from.flatMap((f) => f?.mustStay ?? [])
+  const mustStay = links.filter((l, i) => links.findIndex((m) => m.path === l.path) === i)
+  if (mustNotAppear.length === 0 && mustStay.length === 0) return {}
+  return { aftermath: { mustNotAppear, mustStay } }
 }
 
 /** `init --terminal …` for a plan: the command's steps, its ruleset (inherited fd, or rules), its seccomp program. */

@@ -262,6 +262,18 @@ export interface SubprocessTerminalSpawnSpec {
    * object its launcher ever sees, and lets node-pty's fork inherit it.
    */
   ruleset?: HandedRuleset | undefined
+  /**
+   * cordon: set by `confineTerminal`, as `confinement.mustNotAppear` and `mustStay` of a spawn:
+   * once the session is gone, each path here the session created is moved aside and each link
+   * put back ({@link SubprocessTerminalHandle.refusedPaths} names them).
+   */
+  aftermath?: TerminalAftermath | undefined
+}
+
+/** cordon: what a confined terminal session must leave as it found it (see `confinement.mustNotAppear`). */
+export interface TerminalAftermath {
+  mustNotAppear?: readonly string[] | undefined
+  mustStay?: ReadonlyArray<{ path: string; target: string }> | undefined
 }
 
 /** node-pty's disposable shape: what {@link SubprocessTerminalHandle.onData} returns. */
@@ -311,6 +323,8 @@ export interface SubprocessTerminalHandle extends AsyncIterable<string> {
   readonly pid: number
   /** Resolves once the top process has exited and its output has ended; never rejects. */
   readonly done: Promise<SubprocessOutcome>
+  /** cordon: the `aftermath` paths the session created or changed, moved aside once it was gone. */
+  readonly refusedPaths?: readonly string[] | undefined
   /** Calls `listener` with each chunk of output from now on (node-pty's shape); dispose() stops it. */
   onData(listener: (text: string) => void): SubprocessTerminalDisposable
   /** Types `data` into the terminal (keys, pastes, control bytes); false once the terminal has closed. */

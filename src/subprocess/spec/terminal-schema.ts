@@ -35,6 +35,12 @@ const schemas = onDemand(() => {
       signal,
       launcher: z.boolean().optional(),
       ruleset: z.object({ closed: z.boolean(), fresh: z.function() }).passthrough().optional(),
+      aftermath: z
+        .object({
+          mustNotAppear: z.array(z.string()).optional(),
+          mustStay: z.array(z.object({ path: z.string(), target: z.string() })).optional(),
+        })
+        .optional(),
     })
     .strict()
 

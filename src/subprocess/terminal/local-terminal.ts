@@ -14,6 +14,7 @@ import type {
   SubprocessTerminalDisposable,
   SubprocessTerminalForeground,
   SubprocessTerminalHandle,
+  TerminalAftermath,
 } from '../types.js'
 import { inspectForeground } from './inspect.js'
 import { TerminalOutput } from './output.js'
@@ -28,6 +29,7 @@ import {
   sessionProcesses,
 } from './session.js'
 import { tearDownSession, tryKill } from './teardown.js'
+import { restoreLinks, takeAwayAppeared } from '../process/must-not-appear.js'
 
 /** Bytes per read when draining a master after a premature EOF. */
 const DRAIN_CHUNK = 65_536
@@ -71,17 +73,20 @@ export class LocalTerminal implements SubprocessTerminalHandle {
 
   private readonly graceMs: number
   private readonly launcher: boolean
+  private readonly aftermath: TerminalAftermath | undefined
+  private refused: string[] | undefined
   /** Under a launcher: its first child, the program (pid and start time), once seen. */
   private program: { pid: number; startTime: string } | undefined
 
   constructor(
     private readonly pty: PtyProcess,
-    options: { graceMs: number; launcher: boolean },
+    options: { graceMs: number; launcher: boolean; aftermath?: TerminalAftermath | undefined },
     private readonly onGone: ((terminal: LocalTerminal) => void) | undefined,
   ) {
     this.pid = pty.pid
     this.graceMs = options.graceMs
     this.launcher = options.launcher
+    this.aftermath = options.aftermath
     // Read at once: the leader is our unreaped child, so this is its identity for the session's life.
     this.identity = { sid: pty.pid, leaderStartTime: readStat(pty.pid)?.startTime }
     this.pts = pty.ptsName
@@ -271,7 +276,16 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     this.sessionGone = true
     if (this.leftoverTimer) clearInterval(this.leftoverTimer)
     this.leftoverTimer = undefined
+    // Only now, with nothing of the session left to recreate them (as a spawn's tree).
+    const { mustNotAppear = [], mustStay = [] } = this.aftermath ?? {}
+    if (mustNotAppear.length > 0 || mustStay.length > 0)
+      this.refused = [...takeAwayAppeared(mustNotAppear), ...restoreLinks(mustStay)]
     this.onGone?.(this)
+  }
+
+  /** The aftermath paths the session created or changed, moved aside once it was gone. */
+  get refusedPaths(): readonly string[] | undefined {
+    return this.refused
   }
 
   /** After the top exits: gone at once when nothing is left, else re-checked until it is (or a teardown runs). */

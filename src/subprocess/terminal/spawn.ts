@@ -115,7 +115,11 @@ export async function spawnLocalTerminal(
   // terminal's program above all, which node-pty forks without closing anything) would hold this
   // terminal's master, reading its input and keeping it from hanging up.
   if (typeof proc.fd === 'number') native.setCloexec(proc.fd)
-  const terminal = new LocalTerminal(proc, { graceMs: spec.graceMs, launcher: spec.launcher === true }, hooks.onGone)
+  const terminal = new LocalTerminal(
+    proc,
+    { graceMs: spec.graceMs, launcher: spec.launcher === true, aftermath: spec.aftermath },
+    hooks.onGone,
+  )
   // The next terminal of this plan gets a ruleset built while nothing starts.
   const prepare = spec.ruleset?.prepareNext
   if (prepare) void terminal.done.finally(() => setImmediate(prepare))
