@@ -42,16 +42,7 @@ export interface BackendCapability {
   /** Absolute path of the runner executable (`bwrap`), when the backend has one. */
   executable?: string
   /** What `executable` was when checked (subprocess/trusted-program.ts): a run refuses a replaced one. */
-  executableIdentity?: {
-    realPath: string
-    dev: number
-    ino: number
-    uid: number
-    mode: number
-    size: number
-    mtimeMs: number
-    ctimeMs: number
-  }
+  executableIdentity?: ProgramFacts
   /** Programs the probe refused to run (owned by another user, or writable by group or others). */
   refusedPrograms?: { path: string; reason: string }[]
   /** Landlock ABI the kernel offers (absent when unknown). */
@@ -98,4 +89,18 @@ export interface SandboxCapabilities {
   backends: Partial<Record<SandboxBackendName, BackendCapability>>
   /** The spawn path the probe's canaries (and the host's runs) take. */
   spawnPath?: SpawnPathFacts
+}
+
+/** What a program the host runs was when checked (src/subprocess/trusted-program.ts records it). */
+export interface ProgramFacts {
+  /** Its real path (symlinks resolved). */
+  realPath: string
+  dev: number
+  ino: number
+  uid: number
+  mode: number
+  size: number
+  mtimeMs: number
+  /** Changed by any write, chmod or chown, and not settable from user space (utime cannot hide a rewrite). */
+  ctimeMs: number
 }

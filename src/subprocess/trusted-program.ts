@@ -8,24 +8,15 @@
  */
 import { lstatSync, realpathSync, type Stats, statSync } from 'node:fs'
 import path from 'node:path'
+import type { ProgramFacts } from '../policy/backends.js'
 
 /** Where the host looks for the programs it runs by name: never the caller's PATH. */
 export const TRUSTED_SEARCH_PATH: readonly string[] = ['/usr/bin', '/bin', '/usr/sbin', '/sbin']
 
 /** What a trusted program was when it was checked: run it only while it still is. */
-export interface ProgramIdentity {
+export interface ProgramIdentity extends ProgramFacts {
   /** The absolute path as given (what is executed). */
   path: string
-  /** Its real path (symlinks resolved). */
-  realPath: string
-  dev: number
-  ino: number
-  uid: number
-  mode: number
-  size: number
-  mtimeMs: number
-  /** Changed by any write, chmod or chown, and not settable from user space (utime cannot hide a rewrite). */
-  ctimeMs: number
 }
 
 /** A candidate that failed, and why (for `cordon probe` and errors). */
