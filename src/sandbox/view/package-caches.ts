@@ -10,6 +10,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { canonicalPath } from '../../policy/resolve.js'
+import { within } from './read-view.js'
 
 /** The environment that points each package manager's cache beneath `dir`. */
 export function cacheEnvFor(dir: string): Record<string, string> {
@@ -36,19 +38,14 @@ function isDirectory(p: string): boolean {
   }
 }
 
-/** Whether `p` is `dir` or lies beneath it. */
-function isWithin(p: string, dir: string): boolean {
-  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`)
-}
-
 /**
  * `dir` as writable cache grants that leave out every place of `avoid`: the dir itself when it
  * holds none, none when it lies in one, else its child dirs, split the same way (files directly
  * in it stay read-only).
  */
 function aroundAvoided(dir: string, avoid: readonly string[], depth = 0): string[] {
-  if (avoid.some((a) => isWithin(dir, a))) return []
-  if (!avoid.some((a) => isWithin(a, dir))) return [dir]
+  if (avoid.some((a) => within(dir, a))) return []
+  if (!avoid.some((a) => within(a, dir))) return [dir]
   if (depth >= 8) return []
   let names: string[]
   try {
@@ -84,14 +81,5 @@ export function hostCacheDirs(home: string | undefined, avoid: readonly string[]
   } catch {
     // No ~/.cache.
   }
-  return out.filter(isDirectory).flatMap((d) => aroundAvoided(canonical(d), avoid))
-}
-
-/** `p` with symlinks resolved (as it is when missing). */
-function canonical(p: string): string {
-  try {
-    return fs.realpathSync(p)
-  } catch {
-    return p
-  }
+  return out.filter(isDirectory).flatMap((d) => aroundAvoided(canonicalPath(d), avoid))
 }
