@@ -41,7 +41,19 @@ bool drop_bounding_set(const ConfinementPlan& plan, int* err) {
   return true;
 }
 
-bool empty_capabilities(int* err) {
+// No supplementary groups, then gid, then uid (the uid change would forbid the others).
+bool become(const ConfinementPlan& plan, int* err) {
+  if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
+      syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
+    *err = errno;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool drop_all_capabilities(int* err) {
   if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
     *err = errno;
     return false;
@@ -54,18 +66,6 @@ bool empty_capabilities(int* err) {
   }
   return true;
 }
-
-// No supplementary groups, then gid, then uid (the uid change would forbid the others).
-bool become(const ConfinementPlan& plan, int* err) {
-  if (syscall(SYS_setgroups, 0, nullptr) != 0 || syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
-      syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) {
-    *err = errno;
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 const char* prepare_launcher(const ConfinementPlan& plan, int* err) {
   if (plan.drop_bounding && !drop_bounding_set(plan, err)) return kStageCaps;
@@ -93,7 +93,7 @@ const char* apply_confinement(const ConfinementPlan& plan, int* err) {
   }
   if (plan.drop_caps && plan.drop_bounding && !drop_bounding_set(plan, err)) return kStageCaps;
   if (plan.set_credentials && !become(plan, err)) return kStageCredentials;
-  if (plan.drop_caps && !empty_capabilities(err)) return kStageCaps;
+  if (plan.drop_caps && !drop_all_capabilities(err)) return kStageCaps;
   if (plan.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *err = errno;
     return kStageNoNewPrivs;

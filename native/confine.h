@@ -40,6 +40,9 @@ struct ConfinementPlan {
 // the failed stage (errno in *err).
 const char* prepare_launcher(const ConfinementPlan& plan, int* err);
 
+// Clears the ambient set and empties every other capability set; false with errno in *err.
+bool drop_all_capabilities(int* err);
+
 // Runs inside the CLONE_VM child: raw syscalls only. Returns nullptr on success, else the stage
 // name that failed (errno of the failure stored in *err).
 const char* apply_confinement(const ConfinementPlan& plan, int* err);

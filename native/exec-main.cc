@@ -8,6 +8,8 @@
 //   cordon-exec init [options] -- PROGRAM [ARGS...]       one supervised, confined run from argv
 //                                                         (under bwrap, and as a terminal's session
 //                                                         leader under node-pty)
+//   cordon-exec instance --control-fd N [init options]    the launcher of a resident bwrap instance
+//                                                         (its pid 1; see resident.h)
 //   cordon-exec canary DIR HOST_PID                       the probe's canary (run confined)
 //   cordon-exec --version
 //   cordon-exec --landlock-abi                            the kernel's Landlock ABI (0: none), for a
@@ -55,6 +57,7 @@ int usage(const std::string& why) {
       "usage: cordon-exec zygote --control-fd N [--host-pid PID] [--drop-bounding] [--no-new-privs] [--seccomp-hex H]\n"
       "       [--unshare-ipc] [--mask-keys]\n"
       "       cordon-exec init [options] -- PROGRAM [ARGS...]\n"
+      "       cordon-exec instance --control-fd N [init options]\n"
       "       cordon-exec canary DIR HOST_PID\n"
       "       cordon-exec --version\n"
       "       cordon-exec --landlock-abi\n",
@@ -121,6 +124,29 @@ int zygote_main(int argc, char** argv) {
   cordon::run_zygote(static_cast<int>(control), static_cast<pid_t>(host), self, unshare_ipc, mask_keys);
 }
 
+// `cordon-exec instance --control-fd N [init options]`: the launcher of a resident bwrap
+// instance; the init options (without a program) are what each run's supervisor applies.
+int instance_main(int argc, char** argv) {
+  long control = -1;
+  if (argc < 4 || strcmp(argv[2], "--control-fd") != 0 || !parse_int(argv[3], 0, INT_MAX, &control))
+    return usage("instance needs --control-fd N first");
+  // The template is an init spec whose program is never run.
+  std::vector<char*> init_argv = {argv[0], const_cast<char*>("init")};
+  for (int i = 4; i < argc; i++)
+    init_argv.push_back(argv[i]);
+  char dash[] = "--", placeholder[] = "/";
+  init_argv.push_back(dash);
+  init_argv.push_back(placeholder);
+  static cordon::LaunchSpec tmpl;
+  int status_fd = -1;
+  std::string error;
+  if (!cordon::parse_init_argv(static_cast<int>(init_argv.size()), init_argv.data(), &tmpl, &status_fd, &error))
+    return usage(error);
+  if (status_fd >= 0 || tmpl.terminal || tmpl.background || tmpl.unshare_user || tmpl.ruleset_fd >= 0)
+    return usage("instance takes no status fd, terminal, background, user namespace or ruleset fd");
+  cordon::run_instance(static_cast<int>(control), tmpl);
+}
+
 // Closes every descriptor above 2 but `keep_a` and `keep_b` (-1: none).
 void close_inherited(int keep_a, int keep_b) {
   int keep[2] = {keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a};
@@ -164,6 +190,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing mode");
   if (strcmp(argv[1], "zygote") == 0) return zygote_main(argc, argv);
   if (strcmp(argv[1], "init") == 0) return init_main(argc, argv);
+  if (strcmp(argv[1], "instance") == 0) return instance_main(argc, argv);
   if (strcmp(argv[1], "canary") == 0) return cordon::run_canary(argc, argv);
   return usage(std::string("unknown mode ") + argv[1]);
 }

@@ -23,7 +23,7 @@ struct Reply {
 
 // What a supervisor tells its launcher over the launcher's event pipe, in one atomic write.
 struct LauncherEvent {
-  int32_t pid;
+  int32_t id;    // the supervisor's id, given by its launcher (StartChannel::event_id)
   int32_t what;  // kEventTaken: it read a request; kEventReplying: the host's answer is on its way
 };
 constexpr int32_t kEventTaken = 1;
@@ -34,9 +34,10 @@ void send_reply(int control, int error, const char* stage, pid_t supervisor, pid
 
 // How a supervisor tells its starter that the command runs, or why not.
 struct StartChannel {
-  int status_fd = -1;   // argv mode: "started PID" / "error STAGE ERRNO" go here
-  int control_fd = -1;  // launcher mode: the reply goes to the host over this socket,
-  int events_fd = -1;   // after a kEventReplying here tells the launcher it is being sent
+  int status_fd = -1;    // argv mode: "started PID" / "error STAGE ERRNO" go here
+  int control_fd = -1;   // launcher mode: the reply goes to the host over this socket,
+  int events_fd = -1;    // after a kEventReplying here tells the launcher it is being sent
+  int32_t event_id = 0;  // how the supervisor names itself on events_fd
 };
 
 }  // namespace cordon

@@ -27,7 +27,7 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
   if (start->control_fd >= 0) {
     // The launcher learns first that the reply is on its way (a supervisor that dies before
     // telling it is answered for by the launcher), then the host gets it straight from us.
-    LauncherEvent event = {static_cast<int32_t>(getpid()), kEventReplying};
+    LauncherEvent event = {start->event_id, kEventReplying};
     write_full(start->events_fd, &event, sizeof event);
     close(start->events_fd);
     start->events_fd = -1;
@@ -70,8 +70,18 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
   _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);
 }
 
-// The command's ruleset from rules given as paths: each must still be the inode planned for.
-int build_ruleset(const LaunchSpec& spec) {
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+  std::vector<char*> ptrs;
+  ptrs.reserve(strings.size() + 1);
+  for (auto& s : strings)
+    ptrs.push_back(&s[0]);
+  ptrs.push_back(nullptr);
+  return ptrs;
+}
+
+}  // namespace
+
+int build_spec_ruleset(const LaunchSpec& spec) {
   int fd = landlock_create(spec.handled_fs, spec.handled_net, spec.scoped, spec.attr_size);
   if (fd < 0) return fd;
   for (const LandlockRuleSpec& rule : spec.rules) {
@@ -90,17 +100,6 @@ int build_ruleset(const LaunchSpec& spec) {
   }
   return fd;
 }
-
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-  std::vector<char*> ptrs;
-  ptrs.reserve(strings.size() + 1);
-  for (auto& s : strings)
-    ptrs.push_back(&s[0]);
-  ptrs.push_back(nullptr);
-  return ptrs;
-}
-
-}  // namespace
 
 int become_supervisor(bool terminal, pid_t expected_parent) {
   // Our own session (a terminal's supervisor already leads the terminal's), so no signal meant
@@ -138,7 +137,7 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
   ConfinementPlan plan = spec->plan;
   int built_ruleset = -1;
   if (spec->build_ruleset) {
-    built_ruleset = build_ruleset(*spec);
+    built_ruleset = build_spec_ruleset(*spec);
     if (built_ruleset < 0) fail_start(&start, kStageLandlock, -built_ruleset);
     plan.landlock_ruleset_fd = built_ruleset;
   } else if (spec->ruleset_fd >= 0) {

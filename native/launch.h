@@ -9,6 +9,10 @@
 
 namespace cordon {
 
+// The command's ruleset from a spec's rules (each must still be the inode planned for, and the
+// private devpts not the host's): its fd, or -errno.
+int build_spec_ruleset(const LaunchSpec& spec);
+
 // Makes this process a run's supervisor before any request is known (subreaper, parent-death
 // signal, its own session unless `terminal`, the handled signals blocked): returns the signalfd,
 // or -errno.

@@ -25,6 +25,8 @@ int write_file(const char* path, const char* text) {
   return error;
 }
 
+}  // namespace
+
 // A new network namespace starts with loopback down.
 int loopback_up() {
   int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -41,8 +43,6 @@ int loopback_up() {
   close(sock);
   return error;
 }
-
-}  // namespace
 
 int enter_namespaces(bool user, bool ipc, bool net) {
   if (!user && !ipc && !net) return 0;

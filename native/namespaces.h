@@ -9,6 +9,9 @@ namespace cordon {
 // Enters the namespaces asked for; 0 or -errno.
 int enter_namespaces(bool user, bool ipc, bool net);
 
+// Brings loopback up in a fresh network namespace; 0 or -errno.
+int loopback_up();
+
 // Enters a private mount namespace (a slave of the host's: later host mounts still show) in which
 // /proc/keys and /proc/key-users read empty (/dev/null bound over them): the names of the user's
 // keys are not listed to what runs below. Needs CAP_SYS_ADMIN; 0 or -errno.

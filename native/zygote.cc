@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "launch-spec.h"
 #include "launch.h"
 #include "namespaces.h"
+#include "resident.h"
 #include "stages.h"
 
 namespace cordon {
@@ -53,6 +55,12 @@ void close_all(std::vector<int>* fds) {
 // unchanged nice value, so no supervisor or command ever runs as batch.
 bool batch_launcher = false;
 
+// The run template of a resident instance (nullptr: a host launcher), and the id this process
+// tells its launcher by: a supervisor of an instance is pid 1 of its own namespace, so its pid
+// cannot name it.
+const LaunchSpec* resident = nullptr;
+int32_t event_id = 0;
+
 void become_batch() {
   if (sched_getscheduler(0) != SCHED_OTHER) return;  // RT or idle hosts: keep theirs for every child
   struct sched_param param = {};
@@ -67,12 +75,21 @@ bool leave_batch() {
 }
 
 void tell(int events, int32_t what) {
-  LauncherEvent e = {static_cast<int32_t>(getpid()), what};
+  LauncherEvent e = {event_id, what};
   write_full(events, &e, sizeof e);
 }
 
 // In an idle supervisor: takes one request and becomes its run's supervisor; never returns.
-[[noreturn]] void serve_one(SpawnContext* ctx, int control, int events, int signal_fd, pid_t launcher) {
+// What an idle supervisor of an instance prepared before any request: its failed stage (and
+// errno), or the command's write domain.
+struct Prepared {
+  const char* failed = nullptr;
+  int error = 0;
+  int ruleset = -1;
+};
+
+[[noreturn]] void serve_one(SpawnContext* ctx, int control, int events, int signal_fd, pid_t launcher,
+                            const Prepared& prepared) {
   uint32_t header[2];
   int received[kMaxPassedFds];
   int nreceived = 0;
@@ -91,8 +108,10 @@ void tell(int events, int32_t what) {
   // Only now, with the whole request read, may the next idle supervisor start reading.
   tell(events, kEventTaken);
   if (!framed) refuse(EPROTO, kStageLauncher);
-  // A launcher that died while we waited would leave this run without a parent-death signal.
-  if (getppid() != launcher) refuse(ESRCH, kStageLauncher);
+  if (prepared.failed != nullptr) refuse(prepared.error, prepared.failed);
+  // A launcher that died while we waited would leave this run without a parent-death signal
+  // (an instance's launcher is its pid 1: its death ends every run).
+  if (resident == nullptr && getppid() != launcher) refuse(ESRCH, kStageLauncher);
   LaunchSpec spec;
   WireShape shape;
   std::string error;
@@ -103,6 +122,7 @@ void tell(int events, int32_t what) {
   StartChannel start;
   start.control_fd = control;
   start.events_fd = events;
+  start.event_id = event_id;
   if (shape.has_status_fd) start.status_fd = next < passed.size() ? passed[next++] : -1;
   for (int i = 0; i < 3; i++) {
     if (shape.stdio[i] == WireStdio::Fd) spec.stdio_fds[i] = next < passed.size() ? passed[next++] : -1;
@@ -111,24 +131,36 @@ void tell(int events, int32_t what) {
   if (next != passed.size() || !shape.has_status_fd || start.status_fd < 0 ||
       (shape.has_ruleset_fd && spec.ruleset_fd < 0))
     refuse(EBADF, kStageLauncher);
-  spec.expected_parent = launcher;
+  if (resident != nullptr) {
+    // The instance's domain was built ahead; a request never brings its own.
+    if (shape.has_ruleset_fd) refuse(EINVAL, kStageLauncher);
+    spec.ruleset_fd = prepared.ruleset;
+    spec.confined = true;
+  }
+  spec.expected_parent = resident != nullptr ? 0 : launcher;
   supervise_run(ctx, &spec, start, signal_fd);
 }
 
-// Forks the next idle supervisor; its pid, or -1.
-pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_signal_fd) {
+// Forks the next idle supervisor (`id`: how it names itself); its pid, or -1. In an instance it
+// is cloned into namespaces of its own and prepares its run there, before any request.
+pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_signal_fd, int32_t id) {
   pid_t launcher = getpid();
-  pid_t pid = fork();
+  pid_t pid = resident != nullptr ? static_cast<pid_t>(syscall(SYS_clone, resident_clone_flags(*resident) | SIGCHLD,
+                                                               nullptr, nullptr, nullptr, nullptr))
+                                  : fork();
   if (pid != 0) return pid;
+  event_id = id;
   if (!leave_batch()) _exit(125);
   close(zygote_signal_fd);
   close(events[0]);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  int sfd = become_supervisor(false, launcher);
+  int sfd = become_supervisor(false, resident != nullptr ? 0 : launcher);
   if (sfd < 0) _exit(125);
-  serve_one(ctx, control, events[1], sfd, launcher);
+  Prepared prepared;
+  if (resident != nullptr) prepared.failed = prepare_resident_run(*resident, &prepared.ruleset, &prepared.error);
+  serve_one(ctx, control, events[1], sfd, launcher, prepared);
 }
 
 // A launcher that could not confine itself answers every request with why, so the host learns
@@ -146,6 +178,71 @@ pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_
     std::vector<uint8_t> body(header[1]);
     if (header[1] > 0 && read_full(control, body.data(), body.size()) != 0) _exit(0);
     send_reply(control, error, stage, -1, -1, nullptr, 0);
+  }
+}
+
+// The launcher's loop, once it is set up: one idle supervisor ahead, events, reaping.
+[[noreturn]] void serve(int control_fd) {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  int events[2];
+  SpawnContext ctx;
+  if (sfd < 0 || pipe2(events, O_CLOEXEC) != 0 || !spawn_context_init(&ctx)) _exit(125);
+  fcntl(events[0], F_SETFL, O_NONBLOCK);
+  pid_t idle = -1;  // the supervisor waiting for the next request
+  pid_t busy = -1;  // the one that took a request and has not said it replies yet
+  int32_t idle_id = 0, busy_id = 0, next_id = 0;
+  bool closing = false;  // the host is gone: an instance waits for its runs, then ends
+  for (;;) {
+    // The next idle supervisor is forked once the busy one has told it answers: forked at once, it
+    // would compete for the CPU with the command being started (a spawn's latency is what counts;
+    // a request that comes meanwhile waits that long in the socket). Being batch, the launcher
+    // forks only once that supervisor has sent its answer and slept, or on a free CPU.
+    if (idle <= 0 && busy <= 0 && !closing) {
+      idle_id = ++next_id;
+      idle = fork_idle(&ctx, control_fd, events, sfd, idle_id);
+    }
+    struct pollfd pfds[2] = {{events[0], POLLIN, 0}, {sfd, POLLIN, 0}};
+    if (poll(pfds, 2, idle > 0 || busy > 0 || closing ? -1 : 100) < 0 && errno != EINTR) _exit(125);
+    // Every event first: a supervisor tells "replying" before it can exit, so with the events
+    // drained, a busy supervisor that is reaped below really died before it answered.
+    LauncherEvent e;
+    while (read(events[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) {
+      if (e.what == kEventTaken && idle > 0 && e.id == idle_id) {
+        busy = idle;
+        busy_id = idle_id;
+        idle = -1;
+      } else if (e.what == kEventReplying && busy > 0 && e.id == busy_id) {
+        busy = -1;
+      }
+    }
+    if (pfds[1].revents != 0) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      }
+      int status = 0;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid == idle) {
+          // The host closed the control socket: nobody will ask again. An instance's runs (a
+          // background job among them) live on: its end, as their pid 1, would kill them.
+          if (WIFEXITED(status) && WEXITSTATUS(status) == kHostGoneExit) {
+            if (resident == nullptr) _exit(0);
+            closing = true;
+          }
+          idle = -1;
+        }
+        if (pid == busy) {
+          // It took a request and died before it could answer: nobody else will.
+          busy = -1;
+          send_reply(control_fd, EPIPE, kStageLauncher, pid, -1, nullptr, 0);
+        }
+      }
+      if (closing && pid < 0 && errno == ECHILD) _exit(0);
+    }
   }
 }
 
@@ -170,55 +267,20 @@ void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, boo
     int rc = enter_namespaces(false, true, false);
     if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
   }
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, nullptr);
-  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  int events[2];
-  SpawnContext ctx;
-  if (sfd < 0 || pipe2(events, O_CLOEXEC) != 0 || !spawn_context_init(&ctx)) _exit(125);
-  fcntl(events[0], F_SETFL, O_NONBLOCK);
-  pid_t idle = -1;  // the supervisor waiting for the next request
-  pid_t busy = -1;  // the one that took a request and has not said it replies yet
-  for (;;) {
-    // The next idle supervisor is forked once the busy one has told it answers: forked at once, it
-    // would compete for the CPU with the command being started (a spawn's latency is what counts;
-    // a request that comes meanwhile waits that long in the socket). Being batch, the launcher
-    // forks only once that supervisor has sent its answer and slept, or on a free CPU.
-    if (idle <= 0 && busy <= 0) idle = fork_idle(&ctx, control_fd, events, sfd);
-    struct pollfd pfds[2] = {{events[0], POLLIN, 0}, {sfd, POLLIN, 0}};
-    if (poll(pfds, 2, idle > 0 || busy > 0 ? -1 : 100) < 0 && errno != EINTR) _exit(125);
-    // Every event first: a supervisor tells "replying" before it can exit, so with the events
-    // drained, a busy supervisor that is reaped below really died before it answered.
-    LauncherEvent e;
-    while (read(events[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) {
-      if (e.what == kEventTaken && e.pid == idle) {
-        idle = -1;
-        busy = e.pid;
-      } else if (e.what == kEventReplying && e.pid == busy) {
-        busy = -1;
-      }
-    }
-    if (pfds[1].revents != 0) {
-      struct signalfd_siginfo si;
-      while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-      }
-      int status = 0;
-      for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
-        if (pid == idle) {
-          // The host closed the control socket: nobody will ask again.
-          if (WIFEXITED(status) && WEXITSTATUS(status) == kHostGoneExit) _exit(0);
-          idle = -1;
-        }
-        if (pid == busy) {
-          // It took a request and died before it could answer: nobody else will.
-          busy = -1;
-          send_reply(control_fd, EPIPE, kStageLauncher, pid, -1, nullptr, 0);
-        }
-      }
-    }
-  }
+  serve(control_fd);
+}
+
+void run_instance(int control_fd, const LaunchSpec& tmpl) {
+  // bwrap started us as its pid 1 (--die-with-parent: we die with bwrap, every run with us).
+  fcntl(control_fd, F_SETFD, FD_CLOEXEC);
+  signal(SIGPIPE, SIG_IGN);
+  // We keep capabilities in the sandbox's user namespace: nothing may ptrace or read us.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  become_batch();
+  int rc = lock_user_namespaces();
+  if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
+  resident = &tmpl;
+  serve(control_fd);
 }
 
 }  // namespace cordon

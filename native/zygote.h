@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "confine.h"
+#include "launch-spec.h"
 
 namespace cordon {
 
@@ -17,5 +18,9 @@ namespace cordon {
 // With `unshare_ipc`, all its runs share one private IPC namespace (made here, once).
 [[noreturn]] void run_zygote(int control_fd, pid_t host_pid, const ConfinementPlan& self, bool unshare_ipc,
                              bool mask_keys);
+
+// Serves requests as the launcher of a resident bubblewrap instance (see resident.h): each run
+// gets the namespaces, write domain and self-applied steps of `tmpl`; never returns.
+[[noreturn]] void run_instance(int control_fd, const LaunchSpec& tmpl);
 
 }  // namespace cordon

@@ -74,6 +74,8 @@ export interface SandboxBackend {
   plan(request: PlanRequest): BackendPlan
   /** The spec confined the way `plan` says (the runtime runs it as is). */
   confine(spec: SubprocessSpawnSpec, plan: BackendPlan, host: ConfineHost): SubprocessSpawnSpec
+  /** Lets go of what this backend keeps for `plan` once the sandbox forgets it (a resident instance). */
+  release?(plan: BackendPlan): void
   /** Whether the backend really confines on this host, proved by its canary; never throws. */
   probe(options: BackendProbeOptions): Promise<BackendCapability>
 }

@@ -53,7 +53,7 @@ import { validateTerminalSpec } from '../subprocess/spec/terminal-schema.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal/ruleset-handover.js'
 import type { HandedRuleset, SubprocessTerminalSpawnSpec, TerminalAftermath } from '../subprocess/types.js'
 import { backendOf } from './backend.js'
-import { rulesetArgsFor } from './bubblewrap/spec.js'
+import { rulesetArgsFor } from './bubblewrap/plan.js'
 import { type ConfinementPlan, initArgs } from './confinement/plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */

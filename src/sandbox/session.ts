@@ -86,6 +86,8 @@ export class SandboxSession {
 
   /** Remembers `plan` for `key` (the oldest of more than PLAN_MEMO_SIZE is forgotten). */
   remember(key: string, plan: BackendPlan, request: SessionRequest): void {
+    const old = this.plans.get(key)
+    if (old !== undefined && old.plan !== plan) releasePlan(old.plan)
     this.plans.delete(key)
     this.plans.set(key, {
       plan,
@@ -93,7 +95,11 @@ export class SandboxSession {
       writable: writableInodes(request.grants),
       protectedSet: request.protectedSet,
     })
-    if (this.plans.size > PLAN_MEMO_SIZE) this.plans.delete(this.plans.keys().next().value as string)
+    if (this.plans.size > PLAN_MEMO_SIZE) {
+      const oldest = this.plans.keys().next().value as string
+      releasePlan(this.plans.get(oldest)?.plan)
+      this.plans.delete(oldest)
+    }
   }
 
   /**
@@ -238,6 +244,7 @@ export class SandboxSession {
     for (const fd of this.spareRulesets.values()) this.native?.closeFd(fd)
     this.spareRulesets.clear()
     this.rulesets?.clear()
+    for (const memo of this.plans.values()) releasePlan(memo.plan)
     this.plans.clear()
     for (const view of this.views.values()) view.close()
     this.views.clear()
@@ -249,6 +256,11 @@ export class SandboxSession {
     // swap one in for a directory (subprocess/private-dirs/remove-tree.ts).
     await Promise.all(dirs.filter((d) => !removedSmallTree(d, { left: SMALL_TREE_ENTRIES })).map((d) => removeTree(d)))
   }
+}
+
+/** Lets go of what a plan's backend keeps for it (a resident instance ends once its runs have). */
+function releasePlan(plan: BackendPlan | undefined): void {
+  if (plan !== undefined) backendOf(plan.backend).release?.(plan)
 }
 
 /**

@@ -156,6 +156,25 @@ export interface SubprocessConfinement {
    * not is moved aside and made again (reported with `refusedPaths`).
    */
   mustStay?: ReadonlyArray<{ path: string; target: string }> | undefined
+  /**
+   * A resident bubblewrap instance the native launcher may run this spec in instead of its own
+   * bwrap (the spec's argv stays that bwrap, for a spawn path without the launcher).
+   */
+  resident?: ResidentInstance | undefined
+}
+
+/** A resident bubblewrap instance and the run a request asks it for (src/sandbox/bubblewrap/resident.ts). */
+export interface ResidentInstance {
+  /** Names the instance: one per sandbox and plan. */
+  key: string
+  /** The bwrap argv that starts it, its launcher (`cordon-exec instance`) inside, on fd 3. */
+  argv: readonly string[]
+  /** bwrap's own steps (no_new_privs, its seccomp program, credentials). */
+  wrapperSteps?: ConfinementSteps | undefined
+  /** The command as the instance runs it: its absolute path (PATH searched already) and argv. */
+  command: { path: string; argv: readonly string[] }
+  /** The steps the request carries (the supervisor applied the rest to itself). */
+  steps: ConfinementSteps
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */

@@ -115,6 +115,11 @@ export const HOST_READS: readonly HostRead[] = [
       "the terminal's foreground job and whether it waits for input: reported, never a confinement input; the memory is the command's own, read bounded as data",
   },
   {
+    module: 'src/subprocess/launcher/launch.ts',
+    reads: '/proc/self/fdinfo/<pidfd> of a resident instance supervisor',
+    trust: `the supervisor's pid in this namespace (the pidfd came from the supervisor, but its fdinfo is the host's view of it); ${KERNEL}`,
+  },
+  {
     module: 'src/subprocess/process/group.ts',
     reads: '/proc/<pid>/stat',
     trust: `a process group's members; ${KERNEL}`,

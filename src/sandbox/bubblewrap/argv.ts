@@ -91,6 +91,33 @@ export interface BubblewrapArgvOptions {
   terminal?: boolean | undefined
   /** Hidden, protected, masked and kept paths (none when absent). */
   mounts?: BubblewrapMounts | undefined
+  /**
+   * A resident instance (resident.ts): its init keeps what it needs to give each run namespaces
+   * of its own (the capabilities below, no user namespace nested by bwrap, whose /dev would need
+   * one: the /dev is laid out here instead, ptys coming from each run's own devpts), and it has
+   * no cwd, temp dir or status of its own (each run brings them).
+   */
+  resident?: boolean | undefined
+}
+
+/** What an instance's init keeps in the sandbox's user namespace: mounts and namespaces, loopback, dropping the bounding set, the user-namespace limit. */
+const RESIDENT_CAPS = ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN', 'CAP_SETPCAP', 'CAP_SYS_RESOURCE'] as const
+
+/** bwrap's --dev, laid out without the devpts it mounts (each run of an instance mounts its own). */
+function residentDev(): string[] {
+  const out = ['--tmpfs', '/dev']
+  for (const d of ['null', 'zero', 'full', 'random', 'urandom', 'tty']) out.push('--dev-bind', `/dev/${d}`, `/dev/${d}`)
+  const links: Array<[string, string]> = [
+    ['/proc/self/fd', '/dev/fd'],
+    ['/proc/self/fd/0', '/dev/stdin'],
+    ['/proc/self/fd/1', '/dev/stdout'],
+    ['/proc/self/fd/2', '/dev/stderr'],
+    ['/proc/kcore', '/dev/core'],
+    ['pts/ptmx', '/dev/ptmx'],
+  ]
+  for (const [target, link] of links) out.push('--symlink', target, link)
+  out.push('--dir', '/dev/pts', '--dir', '/dev/shm')
+  return out
 }
 
 /** One mount of step 4, with its rank among mounts at the same depth. */
@@ -103,8 +130,26 @@ interface Mount {
   rebind?: boolean
 }
 
-/** Step 4's mounts, parents before children, then step 5's remounts. */
-function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined): string[] {
+const NO_MOUNTS = {}
+/** Each plan's layered mounts, made once: a plan's grants and mounts never change. */
+const layered = new WeakMap<SandboxGrants, WeakMap<object, readonly string[]>>()
+
+/** Step 4's mounts, parents before children, then step 5's remounts (once per grants and mounts). */
+function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined): readonly string[] {
+  let byMounts = layered.get(grants)
+  if (byMounts === undefined) {
+    byMounts = new WeakMap()
+    layered.set(grants, byMounts)
+  }
+  let out = byMounts.get(mounts ?? NO_MOUNTS)
+  if (out === undefined) {
+    out = layMounts(grants, mounts)
+    byMounts.set(mounts ?? NO_MOUNTS, out)
+  }
+  return out
+}
+
+function layMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined): string[] {
   const list: Mount[] = grants.writable.map((g) => ({ path: g.path, rank: 0, args: ['--bind', g.path, g.path] }))
   if (mounts !== undefined) {
     if (mounts.shm !== undefined) list.push({ path: '/dev/shm', rank: 0, args: ['--bind', mounts.shm, '/dev/shm'] })
@@ -137,7 +182,8 @@ function layeredMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefin
   // mask, a writable root, a protected path): those say what the path is.
   const claimed = new Set(list.filter((m) => !m.rebind).map((m) => m.path))
   for (let i = list.length - 1; i >= 0; i--) if (list[i]?.rebind && claimed.has(list[i]!.path)) list.splice(i, 1)
-  list.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank)
+  const depths = new Map(list.map((m) => [m, depth(m.path)]))
+  list.sort((a, b) => (depths.get(a) as number) - (depths.get(b) as number) || a.rank - b.rank)
   const out = list.flatMap((m) => m.args)
   for (const m of list) if (m.tmpfs) out.push('--remount-ro', m.path)
   return out
@@ -155,18 +201,20 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
     issues.push(`tempDir: temp dir ${options.tempDir} is not a writable grant`)
   }
   if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'bubblewrapArgv' })
+  const resident = options.resident === true
   const argv = [options.bwrapPath, '--die-with-parent']
   if (options.terminal !== true) argv.push('--new-session')
-  argv.push('--unshare-user', '--disable-userns', '--unshare-pid', '--as-pid-1', '--unshare-ipc')
+  // An instance's init forbids nested user namespaces itself (native/resident.h).
+  argv.push('--unshare-user', ...(resident ? [] : ['--disable-userns']), '--unshare-pid', '--as-pid-1', '--unshare-ipc')
   if (options.network === 'deny') argv.push('--unshare-net')
-  argv.push('--cap-drop', 'ALL')
-  argv.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc')
+  argv.push('--cap-drop', 'ALL', ...(resident ? RESIDENT_CAPS.flatMap((c) => ['--cap-add', c]) : []))
+  argv.push('--ro-bind', '/', '/', ...(resident ? residentDev() : ['--dev', '/dev']), '--proc', '/proc')
   argv.push(...layeredMounts(grants, options.mounts))
   argv.push('--remount-ro', '/dev', '--remount-ro', '/proc')
-  if (options.tempDir !== undefined) argv.push('--setenv', 'TMPDIR', options.tempDir)
-  if (options.cwd !== undefined) argv.push('--chdir', options.cwd)
+  if (options.tempDir !== undefined && !resident) argv.push('--setenv', 'TMPDIR', options.tempDir)
+  if (options.cwd !== undefined && !resident) argv.push('--chdir', options.cwd)
   // A terminal's bwrap has no fd but the pty (node-pty): its exit status is the only report.
-  if (options.terminal !== true) argv.push('--json-status-fd', String(WRAPPED_FDS.json))
+  if (options.terminal !== true && !resident) argv.push('--json-status-fd', String(WRAPPED_FDS.json))
   argv.push('--', ...options.command)
   return argv
 }

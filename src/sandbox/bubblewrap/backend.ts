@@ -14,6 +14,7 @@ import { statPath } from '../ruleset/landlock.js'
 import { bubblewrapAccount } from './account.js'
 import { bubblewrapMounts } from './mounts.js'
 import { bubblewrapPlan } from './plan.js'
+import { releaseResident } from './resident.js'
 import { probeBubblewrap } from './probe.js'
 import { bwrapProblem, type HostPrograms } from './program.js'
 import { bubblewrapSpec } from './spec.js'
@@ -80,4 +81,5 @@ export const bubblewrapBackend = {
   confine: (spec: SubprocessSpawnSpec, plan: ConfinementPlan, host: ConfineHost) =>
     bubblewrapSpec(spec, plan, host.ruleset(plan), wrapperTools(host, plan)),
   probe: (options: { programs?: HostPrograms | undefined }) => probeBubblewrap({ bwrap: options.programs?.bwrap }),
+  release: (plan: ConfinementPlan) => releaseResident(plan),
 } as const

@@ -7,11 +7,13 @@
 import { networkOf } from '../../policy/defaults.js'
 import { GRANT_TABLE, type SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import type { RulesetReference } from '../../subprocess/types.js'
 import type { ShieldFacts } from '../confinement/account.js'
 import { type ConfinementPlan, commandSteps, type PlanHost, writableOf } from '../confinement/plan.js'
 import {
   handledFsFor,
   planRuleset,
+  rulesetArgs,
   type RulesetEntry,
   rightsFor,
   scopedFor,
@@ -20,6 +22,7 @@ import {
 import { bubblewrapLauncherProgram, type SeccompInput, seccompProgramFor } from '../seccomp/rules.js'
 import type { BubblewrapMounts } from '../view/mounts.js'
 import { bubblewrapAccount } from './account.js'
+import { WRAPPED_FDS } from './argv.js'
 
 /** The rules of the write domain inside bwrap (and, with the read view inside, of its reads). */
 function insideEntries(
@@ -134,4 +137,19 @@ export function bubblewrapPlan(
     shield: layered?.shield,
     env: layered?.env ?? {},
   }
+}
+
+/**
+ * How cordon-exec inside bwrap gets the write domain: the host-built ruleset's fd, or the plan's
+ * rules (no addon: the portable spawn path; or a rule on the sandbox's own /dev/pts, which only
+ * exists inside), each checked against the inode it was planned for.
+ */
+export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference | undefined): string[] {
+  if (plan.ruleset === undefined) return []
+  if (ruleset !== undefined && plan.privateDevpts === undefined) return ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
+  const devpts = plan.privateDevpts
+  return [
+    ...rulesetArgs(plan.ruleset),
+    ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
+  ]
 }

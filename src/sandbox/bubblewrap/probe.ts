@@ -31,7 +31,9 @@ import { canaryDir, hostNamespaces, judgeCanary, probeFinisher, runCanary } from
 import { RulesetHandle } from '../ruleset/cache.js'
 import { buildRuleset, statPath } from '../ruleset/landlock.js'
 import { bubblewrapAccount } from './account.js'
+import type { ConfinementPlan } from '../confinement/plan.js'
 import { bubblewrapPlan } from './plan.js'
+import { releaseResident } from './resident.js'
 import { chooseBwrap, configuredBwrap } from './program.js'
 import { bubblewrapSpec } from './spec.js'
 
@@ -228,6 +230,7 @@ async function canaryFor(
 ): Promise<CanaryVerdict> {
   const scratch = canaryDir()
   let handle: RulesetHandle | undefined
+  let plan: ConfinementPlan | undefined
   try {
     const host = landlockHost(native ?? { hostCapabilities: portableHostCapabilities }, {
       abi: facts.abi,
@@ -237,7 +240,7 @@ async function canaryFor(
     })
     const policy = { mode: 'read-only' as const, workspaceRoot: scratch.dir, network: 'deny' as const }
     const grants = grantsFor(policy, { tempDir: scratch.allowed })
-    const plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid, hostDevpts: statPath('/dev/pts')?.dev })
+    plan = bubblewrapPlan(policy, grants, host, { setuid: tools.setuid, hostDevpts: statPath('/dev/pts')?.dev })
     if (plan.ruleset && native) handle = new RulesetHandle(buildRuleset(plan.ruleset, native))
     const spec = bubblewrapSpec(
       {
@@ -270,6 +273,7 @@ async function canaryFor(
   } catch (error) {
     return { ran: false, stage: 'landlock', errno: (error as { errno?: number }).errno ?? 0 }
   } finally {
+    if (plan) releaseResident(plan)
     if (native) handle?.close(native)
     scratch.dispose()
   }

@@ -8,23 +8,9 @@ import { findProgram } from '../../subprocess/program-path.js'
 import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/types.js'
 import { type ConfinementPlan, initArgs } from '../confinement/plan.js'
 import { bareSpec } from '../confinement/spec.js'
-import { rulesetArgs } from '../ruleset/landlock.js'
 import { bubblewrapArgv, WRAPPED_FDS } from './argv.js'
-
-/**
- * How cordon-exec inside bwrap gets the write domain: the host-built ruleset's fd, or the plan's
- * rules (no addon: the portable spawn path; or a rule on the sandbox's own /dev/pts, which only
- * exists inside), each checked against the inode it was planned for.
- */
-export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference | undefined): string[] {
-  if (plan.ruleset === undefined) return []
-  if (ruleset !== undefined && plan.privateDevpts === undefined) return ['--ruleset-fd', String(WRAPPED_FDS.ruleset)]
-  const devpts = plan.privateDevpts
-  return [
-    ...rulesetArgs(plan.ruleset),
-    ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
-  ]
-}
+import { rulesetArgsFor } from './plan.js'
+import { residentEligible, residentInstance } from './resident.js'
 
 /** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
 export function bubblewrapSpec(
@@ -74,6 +60,10 @@ export function bubblewrapSpec(
       steps: plan.wrapperSteps,
       // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
       wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
+      // A terminal runs under node-pty, never through the launcher.
+      ...(tools.terminal !== true && residentEligible(plan)
+        ? { resident: residentInstance(plan, tools, { path: found.path, argv: spec.argv }) }
+        : {}),
     },
   }
 }

@@ -143,8 +143,12 @@ export function processesWith(marker: string): number[] {
   return found
 }
 
-/** Runs a confined canary spec (stdout and stderr collected) within `timeoutMs`; `marker` is in its argv. */
-export async function runCanary(spec: SubprocessSpawnSpec, timeoutMs: number, marker: string): Promise<CanaryRun> {
+/**
+ * Runs a confined canary spec (stdout and stderr collected) within `timeoutMs`; its argv is
+ * `cordon-exec canary DIR …`, DIR being `dir` (a resident instance's own argv names DIR too, in its
+ * rules: only the canary's argv counts).
+ */
+export async function runCanary(spec: SubprocessSpawnSpec, timeoutMs: number, dir: string): Promise<CanaryRun> {
   const runtime = new LocalSubprocessRuntime()
   const signal = AbortSignal.timeout(timeoutMs)
   try {
@@ -156,7 +160,7 @@ export async function runCanary(spec: SubprocessSpawnSpec, timeoutMs: number, ma
     const outcome = await handle.done
     await handle.waitForExit()
     const report = parseCanary(handle.collected.stdout?.readFrom(0).text ?? '')
-    const orphanGone = processesWith(marker).length === 0
+    const orphanGone = processesWith(`\0canary\0${dir}\0`).length === 0
     return {
       ran: true,
       report,

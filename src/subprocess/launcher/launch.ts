@@ -10,7 +10,10 @@
  * stage and errno). A launcher dies with this thread (parent-death signal); a dead one is
  * replaced on the next request, and a request that never reached it is retried once.
  */
+import { readFileSync } from 'node:fs'
 import { spawnFailure } from '../process/child.js'
+import { nativePlanOf } from '../process/launch-kind.js'
+import type { ResidentInstance } from '../types.js'
 import { decodeLaunchReply, encodeLaunchRequest, type LaunchRequest, REPLY_BYTES } from './wire.js'
 import { helperMissingReason, helperPath, loadNative, type NativeAddon, Slot } from '../native.js'
 
@@ -33,6 +36,8 @@ interface Zygote {
   control: number
   pid: number
   alive: boolean
+  /** A resident instance's launcher: its supervisors' pids are of their own namespaces. */
+  resident: boolean
 }
 
 /** What a launcher applies to itself (its runs inherit it). */
@@ -48,6 +53,8 @@ interface LauncherSelf {
 }
 
 const zygotes = new Map<string, Zygote>()
+/** Resident instances their sandbox let go of: a spec confined before still runs, in one that ends after it. */
+const retiredResidents = new Set<string>()
 
 // A program's hex, once per Buffer (the sandbox memoises its programs, so the same object comes back).
 const programKeys = new WeakMap<Buffer, string>()
@@ -80,10 +87,36 @@ function startZygote(native: NativeAddon, key: string, self: LauncherSelf | unde
     native.closeFd(host)
     throw spawnFailure('launcher', result.errno, helper, `starting the launcher failed at ${result.stage}`)
   }
-  const z: Zygote = { key, control: host, pid: result.pid, alive: true }
-  // The zygote must not keep the host alive: its watch does not hold the event loop.
-  native.watch(result.pidfd, true, false, () => retire(native, z))
+  return watched(native, { key, control: host, pid: result.pid, alive: true, resident: false }, result.pidfd)
+}
+
+/** `z`, retired when it exits; the watch does not keep the host alive. */
+function watched(native: NativeAddon, z: Zygote, pidfd: number): Zygote {
+  native.watch(pidfd, true, false, () => retire(native, z))
   return z
+}
+
+/** Starts a resident instance: its bwrap, the launcher inside on fd 3 (`--die-with-parent`). */
+function startResident(native: NativeAddon, key: string, instance: ResidentInstance): Zygote {
+  const pair = native.socketPair()
+  if (typeof pair === 'number') throw spawnFailure('launcher', -pair, undefined, 'socketpair')
+  const [host, theirs] = pair
+  const [bwrap, ...rest] = instance.argv
+  const slots = [Slot.Null, Slot.Null, Slot.Inherit, theirs]
+  const result = native.spawn(
+    bwrap as string,
+    [bwrap as string, ...rest],
+    [],
+    '/',
+    slots,
+    nativePlanOf(instance.wrapperSteps) ?? null,
+  )
+  native.closeFd(theirs)
+  if (!('pid' in result)) {
+    native.closeFd(host)
+    throw spawnFailure('launcher', result.errno, bwrap, `starting the sandbox instance failed at ${result.stage}`)
+  }
+  return watched(native, { key, control: host, pid: result.pid, alive: true, resident: true }, result.pidfd)
 }
 
 /** What the launcher of a request's kind applies to itself, and the request without it. */
@@ -113,13 +146,19 @@ function splitRequest(request: LaunchRequest): { self: LauncherSelf | undefined;
   return { self, message: encodeLaunchRequest({ ...request, confinement }) }
 }
 
-/** Sends `message` with `fds` to the launcher of `self`'s kind (a fresh one once, when the first is unreachable). */
-function send(native: NativeAddon, self: LauncherSelf | undefined, message: Buffer, fds: readonly number[]): Zygote {
-  const key = keyOf(self)
+/** Sends `message` with `fds` to the launcher of `self`'s kind, or to `resident` (a fresh one once, when the first is unreachable). */
+function send(
+  native: NativeAddon,
+  self: LauncherSelf | undefined,
+  message: Buffer,
+  fds: readonly number[],
+  resident?: ResidentInstance,
+): Zygote {
+  const key = resident ? `resident:${resident.key}` : keyOf(self)
   for (let attempt = 0; ; attempt++) {
     let z = zygotes.get(key)
     if (z === undefined) {
-      z = startZygote(native, key, self)
+      z = resident ? startResident(native, key, resident) : startZygote(native, key, self)
       zygotes.set(key, z)
     }
     const sent = native.launcherSend(z.control, message, fds)
@@ -151,7 +190,15 @@ function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): Launch
   const [pidfd, ...extra] = answer.fds
   for (const fd of extra) native.closeFd(fd)
   if (pidfd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
-  return { supervisorPid: reply.supervisorPid, commandPid: reply.commandPid, pidfd }
+  // An instance's supervisor is pid 1 of its own namespace: its pid here is the pidfd's.
+  const supervisorPid = z.resident ? pidOfPidfd(pidfd) : reply.supervisorPid
+  return { supervisorPid, commandPid: reply.commandPid, pidfd }
+}
+
+/** The pid, in this host's namespace, of the process `pidfd` refers to (-1: gone or unknown). */
+function pidOfPidfd(pidfd: number): number {
+  const match = /^Pid:\s*(-?\d+)$/m.exec(readFileSync(`/proc/self/fdinfo/${pidfd}`, 'utf8'))
+  return match ? Number(match[1]) : -1
 }
 
 /**
@@ -160,12 +207,24 @@ function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): Launch
  * read, so the host's own wiring overlaps the supervisor's work. Throws SpawnError (stage, errno)
  * when the run could not start.
  */
-export function launch(request: LaunchRequest, fds: readonly number[], whileStarting?: () => void): LaunchedRun {
+export function launch(
+  request: LaunchRequest,
+  fds: readonly number[],
+  whileStarting?: () => void,
+  resident?: ResidentInstance,
+): LaunchedRun {
   const native = loadNative()
-  const { self, message } = splitRequest(request)
-  const z = send(native, self, message, fds)
+  // An instance's supervisors applied their part already: the request carries only the rest.
+  const { self, message } = resident
+    ? { self: undefined, message: encodeLaunchRequest(request) }
+    : splitRequest(request)
+  const z = send(native, self, message, fds, resident)
   whileStarting?.()
-  return receive(native, z, request)
+  try {
+    return receive(native, z, request)
+  } finally {
+    if (resident && retiredResidents.has(resident.key)) retire(native, z)
+  }
 }
 
 function retire(native: NativeAddon, z: Zygote): void {
@@ -174,6 +233,13 @@ function retire(native: NativeAddon, z: Zygote): void {
     z.alive = false
     native.closeFd(z.control) // EOF: the zygote exits; its watch reaps it
   }
+}
+
+/** Ends the resident instance `key` once its runs have (its launcher sees the control socket close). */
+export function retireResident(key: string): void {
+  retiredResidents.add(key)
+  const z = zygotes.get(`resident:${key}`)
+  if (z !== undefined) retire(loadNative(), z)
 }
 
 /** The pids of the launchers that run (tests, leak checks). */

@@ -29,6 +29,8 @@ const ENOSYS = 38
 /** The kind of run `spec` gets on the portable path (see the module comment). */
 export function portableKindOf(spec: SubprocessSpawnSpec, helper: string | undefined): LaunchKind {
   const kind = launchKindOf(spec)
+  // An instance needs the native launcher: here the spec's own bwrap runs it.
+  if (kind === 'resident') return 'wrapped'
   // A Landlock plan stays `launched` so that it is refused, never run as a plain child.
   if (kind === 'launched' && spec.confinement?.backend !== 'landlock' && helper === undefined) return 'direct'
   return kind

@@ -8,17 +8,19 @@
  *   everything below it, including descendants that left the group.
  * - `wrapped`: the program is a wrapper that runs cordon-exec as the command's supervisor inside
  *   (bubblewrap): the wrapper's own exit means the sandbox, and the tree, are gone.
+ * - `resident`: a `launched` run whose launcher is a resident bubblewrap instance's init (a spawn
+ *   path without the native launcher runs such a spec `wrapped`).
  */
 import { SpawnError } from '../../policy/errors.js'
 import type { ConfinementSteps, RulesetReference, SubprocessSpawnSpec } from '../types.js'
 
-/** One of the three ways a spec starts. */
-export type LaunchKind = 'direct' | 'launched' | 'wrapped'
+/** One of the four ways a spec starts. */
+export type LaunchKind = 'direct' | 'launched' | 'wrapped' | 'resident'
 
 /** How `spec` is started. */
 export function launchKindOf(spec: SubprocessSpawnSpec): LaunchKind {
   const backend = spec.confinement?.backend
-  if (backend === 'bubblewrap') return 'wrapped'
+  if (backend === 'bubblewrap') return spec.confinement?.resident ? 'resident' : 'wrapped'
   if (backend === 'landlock' || spec.supervise === true) return 'launched'
   return 'direct'
 }

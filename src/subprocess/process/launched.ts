@@ -12,7 +12,7 @@ import { launch } from '../launcher/launch.js'
 import { nativeLines, supervisedExit } from '../launcher/status-line.js'
 import type { LaunchRequest, WireConfinement } from '../launcher/wire.js'
 import { loadNative } from '../native.js'
-import type { SubprocessConfinement } from '../types.js'
+import type { ConfinementSteps, ResidentInstance, SubprocessConfinement } from '../types.js'
 import { type Child, type ChildExit, childOf, outputPipe, programOf, socketFor } from './child.js'
 import { openRuleset } from './launch-kind.js'
 import type { LaunchStrategyFactory, RunContext } from './launch-strategy.js'
@@ -28,8 +28,11 @@ function assertOpen(fd: number): void {
 }
 
 /** The confinement a launcher request carries (the ruleset travels as an fd beside it). */
-function wireConfinement(c: SubprocessConfinement | undefined, ruleset: boolean): WireConfinement | undefined {
-  const steps = c?.steps
+function wireConfinement(
+  steps: ConfinementSteps | undefined,
+  namespaces: SubprocessConfinement['namespaces'],
+  ruleset: boolean,
+): WireConfinement | undefined {
   if (steps === undefined) return undefined
   return {
     dropCaps: steps.dropCaps,
@@ -41,10 +44,10 @@ function wireConfinement(c: SubprocessConfinement | undefined, ruleset: boolean)
     filter: steps.filter,
     credentials: steps.credentials,
     rlimits: steps.rlimits ?? [],
-    unshareIpc: c?.namespaces?.ipc === true,
-    unshareNet: c?.namespaces?.net === true,
-    unshareUser: c?.namespaces?.user === true,
-    maskKeys: c?.namespaces?.keys === true,
+    unshareIpc: namespaces?.ipc === true,
+    unshareNet: namespaces?.net === true,
+    unshareUser: namespaces?.user === true,
+    maskKeys: namespaces?.keys === true,
   }
 }
 
@@ -116,18 +119,20 @@ function abandon(pipes: RunPipes, wired: HostEnds | undefined): void {
   native.closeFd(pipes.status[0])
 }
 
-/** The launcher's request for `run`. */
-function launchRequest(run: RunContext, pipes: RunPipes, ruleset: boolean): LaunchRequest {
+/** The launcher's request for `run` (in `resident`: its command, with the steps it carries). */
+function launchRequest(run: RunContext, pipes: RunPipes, ruleset: boolean, resident?: ResidentInstance): LaunchRequest {
   const { spec } = run
   return {
-    path: programOf(spec.argv, run.env),
-    argv: spec.argv,
+    path: resident ? resident.command.path : programOf(spec.argv, run.env),
+    argv: resident ? resident.command.argv : spec.argv,
     env: run.env,
     cwd: spec.cwd,
     stdio: [pipes.stdin ? 'fd' : 'null', 'fd', 'fd'],
     background: spec.supervise === true,
     graceMs: spec.graceMs,
-    confinement: wireConfinement(spec.confinement, ruleset),
+    confinement: resident
+      ? wireConfinement(resident.steps, undefined, false)
+      : wireConfinement(spec.confinement?.steps, spec.confinement?.namespaces, ruleset),
   }
 }
 
@@ -136,16 +141,17 @@ function launchRequest(run: RunContext, pipes: RunPipes, ruleset: boolean): Laun
  * ends, and wires its own ends while the supervisor starts the command (the two overlap on two
  * cores).
  */
-function launchThroughLauncher(run: RunContext): Child {
-  const rulesetFd = openRuleset(run.spec.confinement?.steps?.ruleset)
+function launchThroughLauncher(run: RunContext, resident?: ResidentInstance): Child {
+  const rulesetFd = resident ? undefined : openRuleset(run.spec.confinement?.steps?.ruleset)
   if (rulesetFd !== undefined) assertOpen(rulesetFd)
   const pipes = makePipes(run)
   let wired: HostEnds | undefined
   try {
-    const request = launchRequest(run, pipes, rulesetFd !== undefined)
-    const launched = launch(request, childEnds(pipes, rulesetFd), () => {
+    const request = launchRequest(run, pipes, rulesetFd !== undefined, resident)
+    const whileStarting = () => {
       wired = wireHostEnds(pipes, run.output)
-    })
+    }
+    const launched = launch(request, childEnds(pipes, rulesetFd), whileStarting, resident)
     if (!wired) throw new Error('unreachable: the launcher answered before the request left')
     // The status pipe is read natively (two short lines do not need a net.Socket).
     const statusFd = pipes.status[0]
@@ -214,4 +220,11 @@ export const launchedRun: LaunchStrategyFactory = (run) => {
     },
     release() {},
   }
+}
+
+/** The strategy of a `resident` run: a launched run whose launcher is its sandbox's instance. */
+export const residentRun: LaunchStrategyFactory = (run) => {
+  const resident = run.spec.confinement?.resident
+  if (resident === undefined) throw new Error('residentRun: the spec names no instance')
+  return { ...launchedRun(run), start: () => launchThroughLauncher(run, resident) }
 }

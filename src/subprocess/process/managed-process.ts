@@ -14,7 +14,7 @@ import type { Child, OutputPipe } from './child.js'
 import { directRun } from './direct.js'
 import type { LaunchKind } from './launch-kind.js'
 import type { LaunchStrategy, LaunchStrategyFactory, RunContext } from './launch-strategy.js'
-import { launchedRun } from './launched.js'
+import { launchedRun, residentRun } from './launched.js'
 import { restoreLinks, takeAwayAppeared } from './must-not-appear.js'
 import { type ChildSpawner, NATIVE_SPAWNER } from './spawner.js'
 import { attachStdio, drainPipes, type OutputPlan, planOutput } from './stdio.js'
@@ -39,6 +39,7 @@ const STRATEGIES: Readonly<Record<LaunchKind, LaunchStrategyFactory>> = {
   direct: directRun,
   launched: launchedRun,
   wrapped: wrappedRun,
+  resident: residentRun,
 }
 
 function sleep(ms: number): Promise<void> {

@@ -18,7 +18,17 @@ const SPEC_KEYS = new Set([
   'supervise',
   'onOutput',
 ])
-const CONFINEMENT_KEYS = new Set(['backend', 'mode', 'steps', 'namespaces', 'wrapper', 'mustNotAppear', 'mustStay'])
+const CONFINEMENT_KEYS = new Set([
+  'backend',
+  'mode',
+  'steps',
+  'namespaces',
+  'wrapper',
+  'mustNotAppear',
+  'mustStay',
+  'resident',
+])
+const RESIDENT_KEYS = new Set(['key', 'argv', 'wrapperSteps', 'command', 'steps'])
 const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
 const LINK_KEYS = new Set(['path', 'target'])
 
@@ -68,13 +78,31 @@ function wrapper(w: unknown): boolean {
   return w.ruleset === undefined || isObject(w.ruleset)
 }
 
+const strings = (a: unknown) => Array.isArray(a) && a.length > 0 && a.every(cleanString)
+
+function resident(r: unknown): boolean {
+  if (r === undefined) return true
+  if (!isObject(r) || !onlyKeys(r, RESIDENT_KEYS) || typeof r.key !== 'string' || r.key === '') return false
+  if (!strings(r.argv) || !isObject(r.steps) || (r.wrapperSteps !== undefined && !isObject(r.wrapperSteps)))
+    return false
+  const c = r.command
+  return (
+    isObject(c) &&
+    onlyKeys(c, new Set(['path', 'argv'])) &&
+    typeof c.path === 'string' &&
+    c.path.startsWith('/') &&
+    strings(c.argv)
+  )
+}
+
 function confinement(v: unknown): boolean {
   if (v === undefined) return true
   if (!isObject(v) || !onlyKeys(v, CONFINEMENT_KEYS)) return false
   if (v.backend !== 'landlock' && v.backend !== 'bubblewrap' && v.backend !== 'seatbelt') return false
   if (v.mode !== 'read-only' && v.mode !== 'workspace-write') return false
   if (v.steps !== undefined && !isObject(v.steps)) return false
-  return namespaces(v.namespaces) && mustNotAppear(v.mustNotAppear) && mustStay(v.mustStay) && wrapper(v.wrapper)
+  if (!namespaces(v.namespaces) || !mustNotAppear(v.mustNotAppear) || !mustStay(v.mustStay)) return false
+  return wrapper(v.wrapper) && resident(v.resident)
 }
 
 /** argv: a non-empty list of strings without NUL, the program not empty. */

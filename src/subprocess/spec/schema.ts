@@ -71,6 +71,21 @@ function confinementSchema() {
         )
         .readonly()
         .optional(),
+      resident: z
+        .object({
+          key: z.string().min(1),
+          argv: z.array(z.string().refine((a) => !a.includes('\0'), 'no NUL')).min(1),
+          wrapperSteps: z.object({}).passthrough().optional(),
+          command: z
+            .object({
+              path: z.string().regex(/^\//, 'must be an absolute path'),
+              argv: z.array(z.string().refine((a) => !a.includes('\0'), 'no NUL')).min(1),
+            })
+            .strict(),
+          steps: z.object({}).passthrough(),
+        })
+        .strict()
+        .optional(),
     })
     .strict()
 }
