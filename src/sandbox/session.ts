@@ -272,7 +272,7 @@ function stillCurrent(memo: PlanMemo): boolean {
   const check = backendOf(memo.plan.backend).viewCheck
   if (check !== 'none' && memo.view.current(check === 'listing').epoch !== (memo.plan as ConfinementPlan).viewEpoch)
     return false
-  if (memo.protectedSet.stamps.length > 0 && !protectedSetCurrent(memo.protectedSet)) return false
+  if (!protectedSetCurrent(memo.protectedSet)) return false
   return memo.writable.every((w) => {
     const info = statPath(w.path)
     return info !== undefined && info.dev === w.dev && info.ino === w.ino

@@ -31,6 +31,7 @@ import { PACKAGE_ROOT as PACKAGE_DIR } from '../../policy/package-root.js'
 import { isUnprotected, protectedDefaultPlaces, unprotectedOf } from '../../policy/profiles/protected-defaults.js'
 import { canonicalPath } from '../../policy/resolve.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { checkoutsIn, type DirStamp, unchangedDirs } from './nested-checkouts.js'
 import { linksOnTheWay } from './protected-links.js'
 import { within } from './read-view.js'
 
@@ -50,6 +51,8 @@ export interface ProtectedSet {
   parents: string[]
   /** Paths whose state this set was read from, with their inode (0: absent), to notice a stale set. */
   stamps: Array<{ path: string; ino: number }>
+  /** Directories searched for nested checkouts, with their mtime then: a checkout made in one makes the set stale. */
+  searched?: DirStamp[]
   /** Paths inside writable roots that must not exist after the run (a planted `commondir` would redirect git). */
   mustNotAppear?: string[]
   /** Symlinks inside writable roots that must point where they do after the run (npm's `.bin/cordon`). */
@@ -173,10 +176,11 @@ export function protectedSetFor(
     candidates.push({ path: d.path, kind: 'file', origin: 'default' })
   const mustNotAppear: string[] = []
   const mustStay: Array<{ path: string; target: string }> = []
+  const searched: DirStamp[] = []
   packagePlaces(packageRoot, candidates, mustNotAppear)
   if (policy.protectedDefaults !== false) {
     for (const root of roots) {
-      for (const checkout of checkoutsIn(root, stamp)) {
+      for (const checkout of checkoutsIn(root, stamp, searched)) {
         const dirs = gitDirsOf(checkout, stamp)
         if (dirs === undefined) continue
         // A worktree's `.git` file names its git dir: rewritten, it would point git elsewhere.
@@ -211,6 +215,7 @@ export function protectedSetFor(
     paths,
     parents: parentList,
     stamps,
+    ...(searched.length > 0 ? { searched } : {}),
     ...(appear.length > 0 ? { mustNotAppear: appear } : {}),
     ...(stay.length > 0 ? { mustStay: stay } : {}),
   }
@@ -259,45 +264,6 @@ function settle(candidates: readonly ProtectedPath[], ctx: SettleContext): Prote
     paths.push({ path: p, kind: st.isDirectory() ? 'dir' : 'file', origin: c.origin })
   }
   return paths
-}
-
-/** Directories never searched for nested checkouts (large, and never a project's own repository). */
-const NOT_CHECKOUTS = new Set([
-  'node_modules',
-  '.git',
-  'target',
-  'dist',
-  'build',
-  'vendor',
-  '.venv',
-  'venv',
-  '__pycache__',
-])
-
-/** The root and the directories up to two levels below it that hold a `.git` (nested checkouts). */
-function checkoutsIn(root: string, stamp: (p: string) => fs.Stats | undefined): string[] {
-  const out = [root]
-  const visit = (dir: string, level: number) => {
-    if (level > 2) return
-    let names: string[]
-    try {
-      names = fs.readdirSync(dir)
-    } catch {
-      return
-    }
-    for (const name of names) {
-      if (NOT_CHECKOUTS.has(name) || name.startsWith('.')) continue
-      const sub = path.join(dir, name)
-      if (!lstat(sub)?.isDirectory()) continue
-      if (lstat(path.join(sub, '.git'))) {
-        stamp(path.join(sub, '.git'))
-        out.push(sub)
-      }
-      visit(sub, level + 1)
-    }
-  }
-  visit(root, 1)
-  return out
 }
 
 /**
@@ -376,7 +342,7 @@ function dependencyPlaces(packageRoot: string): { found: string[]; before: strin
 
 /** Whether a protected set still describes the file system (each stamped path's inode unchanged). */
 export function protectedSetCurrent(set: ProtectedSet): boolean {
-  return set.stamps.every((s) => (lstat(s.path)?.ino ?? 0) === s.ino)
+  return set.stamps.every((s) => (lstat(s.path)?.ino ?? 0) === s.ino) && unchangedDirs(set.searched ?? [])
 }
 
 /**

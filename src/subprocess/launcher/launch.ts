@@ -10,7 +10,7 @@
  * stage and errno). A launcher dies with this thread (parent-death signal); a dead one is
  * replaced on the next request, and a request that never reached it is retried once.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, readSync } from 'node:fs'
 import { spawnFailure } from '../process/child.js'
 import { nativePlanOf } from '../process/launch-kind.js'
 import type { ResidentInstance } from '../types.js'
@@ -18,6 +18,8 @@ import { decodeLaunchReply, encodeLaunchRequest, type LaunchRequest, REPLY_BYTES
 import { helperMissingReason, helperPath, loadNative, type NativeAddon, Slot } from '../native.js'
 
 const EBADF = 9
+const EPIPE = 32
+const ECONNRESET = 104
 
 /** How long a request may take before the launcher is declared stuck (ms). */
 const REQUEST_TIMEOUT_MS = 30_000
@@ -38,6 +40,8 @@ interface Zygote {
   alive: boolean
   /** A resident instance's launcher: its supervisors' pids are of their own namespaces. */
   resident: boolean
+  /** A resident instance's stderr until its first answer: bwrap's own words when it refuses to start. */
+  stderr?: number | undefined
 }
 
 /** What a launcher applies to itself (its runs inherit it). */
@@ -102,21 +106,41 @@ function startResident(native: NativeAddon, key: string, instance: ResidentInsta
   if (typeof pair === 'number') throw spawnFailure('launcher', -pair, undefined, 'socketpair')
   const [host, theirs] = pair
   const [bwrap, ...rest] = instance.argv
-  const slots = [Slot.Null, Slot.Null, Slot.Inherit, theirs]
-  const result = native.spawn(
-    bwrap as string,
-    [bwrap as string, ...rest],
-    [],
-    '/',
-    slots,
-    nativePlanOf(instance.wrapperSteps) ?? null,
-  )
+  const slots = [Slot.Null, Slot.Null, Slot.Pipe, theirs]
+  const plan = nativePlanOf(instance.wrapperSteps) ?? null
+  const result = native.spawn(bwrap as string, [bwrap as string, ...rest], [], '/', slots, plan)
   native.closeFd(theirs)
   if (!('pid' in result)) {
     native.closeFd(host)
     throw spawnFailure('launcher', result.errno, bwrap, `starting the sandbox instance failed at ${result.stage}`)
   }
-  return watched(native, { key, control: host, pid: result.pid, alive: true, resident: true }, result.pidfd)
+  const z = { key, control: host, pid: result.pid, alive: true, resident: true, stderr: result.fds[2] ?? undefined }
+  return watched(native, z, result.pidfd)
+}
+
+/**
+ * What an instance that ended before it answered said: bwrap's line when it refused to build the
+ * sandbox. Read only once the control socket saw EOF, so bwrap, which holds both, is gone: the
+ * read cannot block.
+ */
+function lastWords(z: Zygote): string | undefined {
+  if (z.stderr === undefined) return undefined
+  const buffer = Buffer.alloc(4096)
+  let length = 0
+  try {
+    for (let n = 1; n > 0 && length < buffer.length; length += n)
+      n = readSync(z.stderr, buffer, length, buffer.length - length, null)
+  } catch {
+    // nothing more to read
+  }
+  return /bwrap: [^\n]*/.exec(buffer.toString('utf8', 0, length))?.[0]
+}
+
+/** An instance answered: its stderr is not read any more (its launcher ignores SIGPIPE). */
+function stopWatchingStderr(native: NativeAddon, z: Zygote): void {
+  if (z.stderr === undefined) return
+  native.closeFd(z.stderr)
+  z.stderr = undefined
 }
 
 /** What the launcher of a request's kind applies to itself, and the request without it. */
@@ -176,9 +200,12 @@ function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): Launch
   const answer = native.launcherReceive(z.control, REPLY_BYTES, REQUEST_TIMEOUT_MS)
   if (typeof answer === 'number') {
     // It left and was maybe acted on: never sent again.
+    // EOF, or a reset with our request unread: the instance is gone.
+    const words = answer === -EPIPE || answer === -ECONNRESET ? lastWords(z) : undefined
     retire(native, z)
-    throw spawnFailure('launcher', -answer, undefined, 'the launcher did not answer')
+    throw spawnFailure('launcher', -answer, undefined, words ?? 'the launcher did not answer')
   }
+  stopWatchingStderr(native, z)
   const reply = decodeLaunchReply(answer.reply)
   if (!reply.ok) {
     for (const fd of answer.fds) native.closeFd(fd)
@@ -229,6 +256,7 @@ export function launch(
 
 function retire(native: NativeAddon, z: Zygote): void {
   if (zygotes.get(z.key) === z) zygotes.delete(z.key)
+  stopWatchingStderr(native, z)
   if (z.alive) {
     z.alive = false
     native.closeFd(z.control) // EOF: the zygote exits; its watch reaps it
