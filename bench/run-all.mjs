@@ -29,6 +29,7 @@ const BENCHES = [
   'confined-spawn',
   'executor',
   'bwrap-path',
+  'workspace-write',
   'startup',
   'throughput',
   'terminate',

@@ -153,6 +153,8 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
     ? await LocalSandbox.create({
         probeCache: flags.probeCache,
         ...(flags.backends ? { backends: flags.backends } : {}),
+        // One run per process: an instance would buy nothing (measured: the same time, bench/RESULTS.md).
+        residentInstances: false,
       })
     : UNCONFINED
   // Spill files outlive this process (the JSON result names them): in the private cli-spill dir,

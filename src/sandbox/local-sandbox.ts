@@ -46,6 +46,11 @@ export interface LocalSandboxOptions {
   probeCache?: 'use' | 'refresh' | undefined
   /** The environment hidden paths (`~`, `$XDG_RUNTIME_DIR`), socket masks and the private layout are read from; default `process.env`. */
   env?: NodeJS.ProcessEnv | undefined
+  /**
+   * Run bubblewrap plans in a resident instance, one bwrap per plan that each run is a request to
+   * (default true); false starts a bwrap per run (cheaper for a process that runs one command).
+   */
+  residentInstances?: boolean | undefined
 }
 
 /** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
@@ -93,6 +98,7 @@ function keepingProgramsReadOnly(caps: SandboxCapabilities, held: readonly HostP
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly session: SandboxSession
+  private readonly resident: boolean
 
   private constructor(
     /** What the probe found, per backend. */
@@ -101,6 +107,7 @@ export class LocalSandbox {
     options: LocalSandboxOptions,
   ) {
     this.session = new SandboxSession(native, options.env ?? process.env, options.rulesetCacheSize)
+    this.resident = options.residentInstances !== false
   }
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
@@ -176,7 +183,11 @@ export class LocalSandbox {
       const { confinement: _ignored, ...bare } = spec
       return { spec: bare, backend: 'none' }
     }
-    const host = { capabilities: this.capabilities, ruleset: (p: ConfinementPlan) => this.session.rulesetFor(p) }
+    const host = {
+      capabilities: this.capabilities,
+      ruleset: (p: ConfinementPlan) => this.session.rulesetFor(p),
+      resident: this.resident,
+    }
     const out: ConfinedSpawn = {
       spec: backendOf(plan.backend).confine(spec, plan, host),
       backend: plan.backend,

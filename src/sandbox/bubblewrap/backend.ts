@@ -79,7 +79,7 @@ export const bubblewrapBackend = {
     return runAs ? wrapperAsOwner(plan, runAs) : plan
   },
   confine: (spec: SubprocessSpawnSpec, plan: ConfinementPlan, host: ConfineHost) =>
-    bubblewrapSpec(spec, plan, host.ruleset(plan), wrapperTools(host, plan)),
+    bubblewrapSpec(spec, plan, host.ruleset(plan), { ...wrapperTools(host, plan), resident: host.resident !== false }),
   probe: (options: { programs?: HostPrograms | undefined }) => probeBubblewrap({ bwrap: options.programs?.bwrap }),
   release: (plan: ConfinementPlan) => releaseResident(plan),
 } as const

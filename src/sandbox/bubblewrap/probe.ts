@@ -158,10 +158,10 @@ export async function probeBubblewrap(options: BubblewrapProbeOptions = {}): Pro
   const abi = native ? Math.max(0, native.landlockAbi()) : helperLandlockAbi(helper)
   const setuid = (fs.statSync(bwrap).mode & 0o4000) !== 0
   let facts = { abi, seccomp: true }
-  let verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+  let verdict = await canaryOnBothPaths(native, { bwrap, helper, setuid }, facts, options)
   if (!verdict.ran && verdict.stage === 'seccomp') {
     facts = { ...facts, seccomp: false }
-    verdict = await canaryFor(native, { bwrap, helper, setuid }, facts, options)
+    verdict = await canaryOnBothPaths(native, { bwrap, helper, setuid }, facts, options)
   }
   const base = {
     ...identity,
@@ -222,9 +222,27 @@ type CanaryVerdict =
   | { ran: true; failures: ReturnType<typeof judgeCanary>; results: Record<string, number> }
   | { ran: false; stage: string; errno: number; line?: string | undefined }
 
-async function canaryFor(
+/**
+ * The canary in a resident instance and under a bwrap of its own (a run goes either way: the
+ * portable path and `residentInstances: false` start a bwrap per run): the first verdict that
+ * is not a pass, else the per-run one.
+ */
+async function canaryOnBothPaths(
   native: NativeAddon | undefined,
   tools: { bwrap: string; helper: string; setuid: boolean },
+  facts: { abi: number; seccomp: boolean },
+  options: BubblewrapProbeOptions,
+): Promise<CanaryVerdict> {
+  if (native !== undefined && !tools.setuid) {
+    const resident = await canaryFor(native, { ...tools, resident: true }, facts, options)
+    if (!resident.ran || resident.failures.length > 0) return resident
+  }
+  return canaryFor(native, { ...tools, resident: false }, facts, options)
+}
+
+async function canaryFor(
+  native: NativeAddon | undefined,
+  tools: { bwrap: string; helper: string; setuid: boolean; resident: boolean },
   facts: { abi: number; seccomp: boolean },
   options: BubblewrapProbeOptions,
 ): Promise<CanaryVerdict> {

@@ -17,7 +17,7 @@ export function bubblewrapSpec(
   spec: SubprocessSpawnSpec,
   plan: ConfinementPlan,
   ruleset: RulesetReference | undefined,
-  tools: { bwrap: string; helper: string; terminal?: boolean },
+  tools: { bwrap: string; helper: string; terminal?: boolean; resident?: boolean },
 ): SubprocessSpawnSpec {
   const base = bareSpec(spec, plan)
   // cordon-exec execs a path: the PATH search happens here, on the PATH the command will see.
@@ -61,7 +61,7 @@ export function bubblewrapSpec(
       // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
       wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
       // A terminal runs under node-pty, never through the launcher.
-      ...(tools.terminal !== true && residentEligible(plan)
+      ...(tools.resident !== false && tools.terminal !== true && residentEligible(plan)
         ? { resident: residentInstance(plan, tools, { path: found.path, argv: spec.argv }) }
         : {}),
     },

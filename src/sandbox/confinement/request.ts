@@ -46,4 +46,6 @@ export interface ConfineHost {
   readonly capabilities: SandboxCapabilities
   /** The plan's ruleset, built (and cached) in the host; undefined when it has none. */
   ruleset(plan: ConfinementPlan): RulesetReference | undefined
+  /** Whether runs may go to a resident bubblewrap instance (LocalSandboxOptions.residentInstances). */
+  readonly resident?: boolean | undefined
 }

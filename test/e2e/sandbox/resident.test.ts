@@ -73,7 +73,11 @@ function executorFor(sandbox: ShellSandbox, root: string): LocalShellExecutor {
 }
 
 await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbox) => {
-  const ww = (root: string): SandboxExecutionPolicy => ({ mode: 'workspace-write', workspaceRoot: root, network: 'deny' })
+  const ww = (root: string): SandboxExecutionPolicy => ({
+    mode: 'workspace-write',
+    workspaceRoot: root,
+    network: 'deny',
+  })
 
   it('runs of one plan share one bwrap; its own pid 1 is a supervisor without capabilities', async () => {
     const root = scratchDir('cordon-resident-share')
@@ -83,7 +87,9 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     await run('true') // the read view watches from the second plan on: a new plan, once
     const before = instancesFor(root)
     expect(before).toHaveLength(1)
-    const r = await run('grep -E "^(CapEff|CapBnd|CapPrm)" /proc/1/status; grep -E "^(CapEff|CapBnd)" /proc/self/status')
+    const r = await run(
+      'grep -E "^(CapEff|CapBnd|CapPrm)" /proc/1/status; grep -E "^(CapEff|CapBnd)" /proc/self/status',
+    )
     expect(r.exitCode).toBe(0)
     expect(r.stdout.text.trim().split('\n')).toEqual([
       'CapPrm:\t0000000000000000',
@@ -144,7 +150,7 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     }
   })
 
-  it("a pty of one run is not reachable from the next; within its run it is", async () => {
+  it('a pty of one run is not reachable from the next; within its run it is', async () => {
     const root = scratchDir('cordon-resident-pty')
     const executor = executorFor(sandbox(), root)
     const opener = `import os, pty, sys, time
