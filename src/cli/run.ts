@@ -10,7 +10,7 @@ import { isWithin } from '../sandbox/facts.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.js'
 import { outputFilterFor } from './terminal-filter.js'
-import { LocalSandbox } from '../sandbox/local-sandbox.js'
+import { LocalSandbox, type LocalSandboxOptions } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellRunResult } from '../shell/types.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
@@ -123,6 +123,15 @@ function cliSpillDir(): string | undefined {
   }
 }
 
+/** The sandbox of one `run`: one run per process, so a bwrap per run (an instance would buy nothing: bench/RESULTS.md). */
+function oneShotSandbox(flags: ReturnType<typeof policyFrom>): LocalSandboxOptions {
+  return {
+    probeCache: flags.probeCache,
+    ...(flags.backends ? { backends: flags.backends } : {}),
+    residentInstances: false,
+  }
+}
+
 /** Runs the `run` verb; returns the exit status. */
 export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   const { values, positionals } = parseWith(args, {
@@ -149,14 +158,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
     return runInTerminal({ argv, flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false, rawOutput }, io)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
-  const sandbox = confined
-    ? await LocalSandbox.create({
-        probeCache: flags.probeCache,
-        ...(flags.backends ? { backends: flags.backends } : {}),
-        // One run per process: an instance would buy nothing (measured: the same time, bench/RESULTS.md).
-        residentInstances: false,
-      })
-    : UNCONFINED
+  const sandbox = confined ? await LocalSandbox.create(oneShotSandbox(flags)) : UNCONFINED
   // Spill files outlive this process (the JSON result names them): in the private cli-spill dir,
   // swept by age at a later start.
   const spillDir = cliSpillDir()

@@ -215,7 +215,7 @@ export function protectedSetFor(
     paths,
     parents: parentList,
     stamps,
-    ...(searched.length > 0 ? { searched } : {}),
+    searched,
     ...(appear.length > 0 ? { mustNotAppear: appear } : {}),
     ...(stay.length > 0 ? { mustStay: stay } : {}),
   }
