@@ -119,7 +119,7 @@ async function sandboxRuntime() {
   return SandboxManager
 }
 
-const srt = await sandboxRuntime()
+const srt = process.env.WW_SKIP_SRT ? 'skipped (WW_SKIP_SRT)' : await sandboxRuntime()
 if (typeof srt === 'string') console.log(`bench/workspace-write: sandbox-runtime ${SRT_VERSION} row skipped: ${srt}`)
 
 async function timeSandboxRuntime() {

@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "fd-channel.h"
@@ -287,7 +288,11 @@ struct ExitWatch {
   napi_async_context async_context;
 };
 
+// The watches of this thread's environment still waiting (each environment has its own thread).
+thread_local std::unordered_set<ExitWatch*> live_watches;
+
 void free_watch(ExitWatch* w) {
+  live_watches.erase(w);
   close(w->pidfd);
   if (w->callback != nullptr) napi_delete_reference(w->env, w->callback);
   if (w->async_context != nullptr) napi_async_destroy(w->env, w->async_context);
@@ -317,6 +322,7 @@ void on_pidfd_readable(uv_poll_t* handle, int status, int /*events*/) {
     }
   }
   uv_poll_stop(handle);
+  live_watches.erase(w);
   napi_env env = w->env;
   napi_handle_scope scope;
   napi_open_handle_scope(env, &scope);
@@ -381,6 +387,25 @@ napi_value Watch(napi_env env, napi_callback_info info) {
     return nullptr;
   }
   if (!keep_alive) uv_unref(reinterpret_cast<uv_handle_t*>(&w->poll));
+  live_watches.insert(w);
+  return nullptr;
+}
+
+// stopWatches(): drops every watch still waiting, without calling back. For the process's 'exit':
+// Node's teardown runs the loop once more, and a process that exits then (a launcher, a resident
+// instance: watched without holding the loop) would call into an environment being torn down.
+napi_value StopWatches(napi_env env, napi_callback_info /*info*/) {
+  std::vector<ExitWatch*> watches(live_watches.begin(), live_watches.end());
+  for (ExitWatch* w : watches) {
+    if (w->env != env) continue;
+    uv_poll_stop(&w->poll);
+    napi_delete_reference(env, w->callback);
+    napi_async_destroy(env, w->async_context);
+    w->callback = nullptr;
+    w->async_context = nullptr;
+    live_watches.erase(w);
+    uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), on_watch_closed);
+  }
   return nullptr;
 }
 
@@ -579,6 +604,7 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"spawn", nullptr, Spawn, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"watch", nullptr, Watch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"stopWatches", nullptr, StopWatches, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pidfdSignal", nullptr, PidfdSignal, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"pidfdOpen", nullptr, PidfdOpen, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"closeFd", nullptr, CloseFd, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -70,6 +70,8 @@ export interface NativeAddon {
     keepAlive: boolean,
     onExit: (exitCode: number | null, signal: number | null) => void,
   ): void
+  /** Drops every watch still waiting, without calling back (at the process's 'exit'). */
+  stopWatches(): void
   pidfdSignal(pidfd: number, signal: number): number
   pidfdOpen(pid: number): number
   closeFd(fd: number): void
@@ -223,6 +225,8 @@ export function loadNativeWithPath(root: string = packageRoot): { addon: NativeA
     try {
       const loaded = { addon: require(file) as NativeAddon, path: file }
       cache.set(root, loaded)
+      // Node's teardown runs the loop once more: an unheld watch must not call back into it.
+      process.once('exit', () => loaded.addon.stopWatches())
       return loaded
     } catch (error) {
       lastError = error

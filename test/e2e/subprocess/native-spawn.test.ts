@@ -317,4 +317,22 @@ describe('native exit watch: a watch that cannot start leaks nothing', () => {
       hook.disable()
     }
   })
+
+  it('stopWatches drops a waiting watch: its exit never calls back, its pidfd is closed', async () => {
+    const native = loadNative()
+    const started = native.spawn('/bin/sh', ['sh', '-c', 'exit 0'], env, null, [...piped], null)
+    if (!('pid' in started)) throw new Error(`spawn failed at ${started.stage}`)
+    for (const f of started.fds) if (f !== null) native.closeFd(f)
+    let called = false
+    native.watch(started.pidfd, true, false, () => {
+      called = true
+    })
+    native.stopWatches()
+    // Control: the process did exit (a zombie nobody reaps now: the watch that would is gone).
+    const state = () => /\) (\w) /.exec(readFileSync(`/proc/${started.pid}/stat`, 'utf8'))?.[1]
+    expect(await eventually(() => state() === 'Z', 3000)).toBe(true)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(called).toBe(false)
+    expect(() => fstatSync(started.pidfd)).toThrow(/EBADF/) // closed once the loop closed the handle
+  })
 })
