@@ -62,6 +62,11 @@
  *                                              TERM with the grace, and reports the command's
  *                                              real exit or signal on fd 3
  *
+ * A resident instance (`resident`, resident.ts) differs in four places: no --disable-userns (its
+ * init locks user namespaces itself), --cap-add of what its init keeps after --cap-drop ALL, /dev
+ * laid out by hand instead of --dev (tmpfs, device binds, links, empty pts and shm: each run mounts
+ * its own devpts), and no --setenv, --chdir or --json-status-fd (each request brings its own).
+ *
  * The host /tmp and /var/tmp are deliberately NOT covered by a tmpfs: the grant table reads `/`
  * everywhere, so they stay visible and read-only (EROFS), exactly as under Landlock, and a
  * workspace that lives under /tmp stays readable in `read-only`. The session temp dir (under the
