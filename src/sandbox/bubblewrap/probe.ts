@@ -42,7 +42,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'network: inherit shares the host network namespace: every host TCP/UDP service stays reachable (host abstract unix sockets and signals to host processes are refused by the Landlock scopes inside); network: deny gives a private namespace with loopback only',
   'pathname unix sockets: /run, /var/run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and the SSH agent dir are masked by an empty tmpfs (allowUnixSockets binds sockets back); a host socket elsewhere stays reachable under network: inherit; under network: deny seccomp refuses socket(AF_UNIX)',
   'hiding is by path: a hard link or another mount of the same file system outside the hidden paths shows the content; pre-existing hard links inside a writable root to files outside it stay writable',
-  "hiding a file in a large directory costs a bind mount per other entry (the shell over its parent): /etc's shadow files make every run ~35 ms slower here",
+  "hiding a file in a large directory costs a bind mount per other entry (the shell over its parent): /etc's shadow files make a sandbox's first run (and every run of a bwrap per run) ~35 ms slower here; later runs reuse its resident instance",
   'a repository the command creates itself (git init, git clone) is not protected: its hooks could run later unconfined',
   'network: inherit leaves cloud metadata addresses (169.254.169.254) reachable',
   'network: deny gives a private network namespace: INET, INET6 and NETLINK sockets can be created and bound inside it, loopback only',
@@ -51,7 +51,7 @@ export const BUBBLEWRAP_LIMITATIONS: readonly string[] = [
   'the host /tmp and /var/tmp are visible read-only (not replaced by a tmpfs): write temporary files to TMPDIR, the session temp dir',
   'a protected path missing when the command starts is not read-only during the run: one the run creates is taken away once it ends',
   "a background job's daemons die with the job's init when the job is killed (one pid namespace per run)",
-  'each run costs a few user/mount/pid/IPC namespace set-ups: several times a Landlock spawn',
+  'runs of one plan share a resident bwrap instance and its user namespace: keyring calls stay refused by seccomp, but per-user counts (RLIMIT_NPROC, inotify instances) are shared, so one run can exhaust them for the next (refused, never less confined); each run gets pid, mount, IPC and (network: deny) network namespaces of its own',
 ]
 
 export { REMEDY_INSTALL_BUBBLEWRAP } from '../../policy/remedies.js'

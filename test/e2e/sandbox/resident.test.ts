@@ -101,6 +101,32 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     expect(instancesFor(root)).toEqual(before)
   })
 
+  it('runs share the instance user namespace (named in the limits), never their pid, IPC or network one', async () => {
+    const root = scratchDir('cordon-resident-userns-shared')
+    const executor = executorFor(sandbox(), root)
+    const ns = 'readlink /proc/self/ns/user /proc/self/ns/pid /proc/self/ns/ipc /proc/self/ns/net'
+    const run = async () =>
+      (await executor.run(executor.resolve({ command: ns, sandboxPolicy: ww(root) }))).stdout.text.split('\n')
+    await run()
+    const [a, b] = [await run(), await run()]
+    expect(a[0]).toBe(b[0])
+    for (const i of [1, 2, 3]) expect(a[i]).not.toBe(b[i])
+    expect(sandbox().capabilities.backends.bubblewrap?.limitations.join('\n')).toMatch(
+      /share a resident bwrap instance and its user namespace/,
+    )
+    // Control: a bwrap per run gives each run a user namespace of its own.
+    const perRun = await LocalSandbox.create({
+      backends: ['bubblewrap'],
+      capabilities: sandbox().capabilities,
+      residentInstances: false,
+    })
+    owned.push(perRun)
+    const other = executorFor(perRun, root)
+    const once = async () =>
+      (await other.run(other.resolve({ command: ns, sandboxPolicy: ww(root) }))).stdout.text.split('\n')
+    expect((await once())[0]).not.toBe((await once())[0])
+  })
+
   it('no user namespace can be made inside (the init keeps capabilities); the host can', async () => {
     const root = scratchDir('cordon-resident-userns')
     const executor = executorFor(sandbox(), root)
