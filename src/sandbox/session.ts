@@ -46,7 +46,7 @@ interface PlanMemo {
   plan: BackendPlan
   view: ReadView
   protectedSet: ProtectedSet
-  /** Every writable path (temp dir included) and the inode it was when planned. */
+  /** Every writable path (temp dir included) and bound socket, and the inode it was when planned. */
   writable: Array<{ path: string; dev: number; ino: number }>
 }
 
@@ -92,7 +92,7 @@ export class SandboxSession {
     this.plans.set(key, {
       plan,
       view: request.view,
-      writable: writableInodes(request.grants),
+      writable: boundInodes(request.grants, plan),
       protectedSet: request.protectedSet,
     })
     if (this.plans.size > PLAN_MEMO_SIZE) {
@@ -279,10 +279,16 @@ function stillCurrent(memo: PlanMemo): boolean {
   })
 }
 
-function writableInodes(grants: SandboxGrants): PlanMemo['writable'] {
-  return grants.writable.flatMap((w) => {
-    const info = statPath(w.path)
-    return info === undefined ? [] : [{ path: w.path, dev: info.dev, ino: info.ino }]
+/**
+ * The inodes a plan holds by path: its writable paths and what bubblewrap binds back by itself
+ * (allowed sockets, the spill dir). A socket a host service made anew must not stay the old one
+ * in a resident instance.
+ */
+function boundInodes(grants: SandboxGrants, plan: BackendPlan): PlanMemo['writable'] {
+  const kept = (plan as Partial<ConfinementPlan>).mounts?.keep ?? []
+  return [...grants.writable.map((w) => w.path), ...kept].flatMap((p) => {
+    const info = statPath(p)
+    return info === undefined ? [] : [{ path: p, dev: info.dev, ino: info.ino }]
   })
 }
 

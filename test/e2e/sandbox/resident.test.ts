@@ -4,6 +4,7 @@
 // isolation does not apply (unconfined, or inside the attacker's own run).
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import type { SandboxExecutionPolicy } from '../../../src/policy/vocabulary.js'
@@ -252,5 +253,46 @@ time.sleep(60)`
     fs.renameSync(path.join(etc, 'resolv.new'), path.join(etc, 'resolv'))
     const second = await run(`cat ${etc}/resolv`)
     expect(second.stdout.text).toBe('new\n')
+  })
+
+  it('a socket the policy allows, made anew by its host service, is the new one at the next run', async () => {
+    const base = scratchDir('cordon-resident-socket')
+    const root = path.join(base, 'root')
+    const agent = path.join(base, 'agent')
+    for (const d of [root, agent]) fs.mkdirSync(d)
+    const sock = path.join(agent, 'agent.sock')
+    const serve = async (reply: string) => {
+      const server = net.createServer((c) => {
+        c.on('error', () => {})
+        c.end(`${reply}\n`)
+      })
+      await new Promise<void>((r) => server.listen(sock, r))
+      return server
+    }
+    const withAgent = await LocalSandbox.create({
+      backends: ['bubblewrap'],
+      capabilities: sandbox().capabilities,
+      env: { ...process.env, SSH_AUTH_SOCK: sock },
+    })
+    owned.push(withAgent)
+    const executor = executorFor(withAgent, root)
+    const policy = { ...ww(root), network: 'inherit' as const, allowUnixSockets: [sock] }
+    const connect = `python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(9).decode().strip())" ${sock}`
+    const run = async () =>
+      (await executor.run(executor.resolve({ command: connect, sandboxPolicy: policy }))).stdout.text
+    const first = await serve('ONE')
+    try {
+      await run()
+      expect(await run()).toBe('ONE\n') // the control: the bound socket works in the instance
+    } finally {
+      await new Promise((r) => first.close(r))
+    }
+    fs.rmSync(sock, { force: true })
+    const second = await serve('TWO')
+    try {
+      expect(await run()).toBe('TWO\n')
+    } finally {
+      await new Promise((r) => second.close(r))
+    }
   })
 })
