@@ -160,7 +160,7 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     const pattern = `cordon-jo[b]-${marker.slice('cordon-job-'.length)}`
     const job = executor.start(
       executor.resolve({
-        command: `bash -c 'exec -a ${marker} sleep 60' & sleep 0.2; pgrep -f "${pattern}" >/dev/null && echo own-run-sees; wait`,
+        command: `bash -c 'exec -a ${marker} sleep 60' & for i in $(seq 100); do pgrep -f "${pattern}" >/dev/null && { echo own-run-sees; break; }; sleep 0.1; done; wait`,
         sandboxPolicy: ww(root),
       }),
     )
