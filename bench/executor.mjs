@@ -33,6 +33,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  timeExecutorRun,
   timeNodeSpawn,
   usSince,
 } from './lib.mjs'
@@ -64,13 +65,7 @@ const roExecutor = executorOn(landlock, 'read-only')
 const wwExecutor = executorOn(bwrap, 'workspace-write')
 
 /** The public path: resolve the request (the default policy of the executor's mode), run it. */
-async function run(executor, who) {
-  const t0 = now()
-  const r = await executor.run(executor.resolve({ command: 'true' }))
-  const us = usSince(t0)
-  if (r.exitCode !== 0 || r.sandbox === undefined) throw new Error(`${who}: unexpected result ${JSON.stringify(r)}`)
-  return us
-}
+const run = timeExecutorRun
 
 // The floor's spec has the executor's shape: bash -c, collected stdout/stderr with spill.
 const collect = { maxBytes: 64000, spill: { maxBytes: 64 * 1024 * 1024 } }

@@ -171,3 +171,15 @@ export function timeNodeSpawn(file, args, options = {}) {
     })
   })
 }
+
+/**
+ * The executor's public path once: `executor.run(executor.resolve({ command: 'true' }))`, in µs;
+ * throws when the run failed or carries no sandbox facts (`who` names it).
+ */
+export async function timeExecutorRun(executor, who) {
+  const t0 = now()
+  const r = await executor.run(executor.resolve({ command: 'true' }))
+  const us = usSince(t0)
+  if (r.exitCode !== 0 || r.sandbox === undefined) throw new Error(`${who}: unexpected result ${JSON.stringify(r)}`)
+  return us
+}

@@ -40,6 +40,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  timeExecutorRun,
   timeNodeSpawn,
   usSince,
 } from './lib.mjs'
@@ -82,14 +83,7 @@ const executors = {
   'executor.ww.per-run': executorOn(perRun, 'workspace-write'),
 }
 
-async function run(name) {
-  const executor = executors[name]
-  const t0 = now()
-  const r = await executor.run(executor.resolve({ command: 'true' }))
-  const us = usSince(t0)
-  if (r.exitCode !== 0 || r.sandbox === undefined) throw new Error(`${name}: unexpected result ${JSON.stringify(r)}`)
-  return us
-}
+const run = (name) => timeExecutorRun(executors[name], name)
 
 /** sandbox-runtime's manager, installed into the cache dir when missing; a string says why not. */
 async function sandboxRuntime() {

@@ -84,15 +84,6 @@ bool get_int_array(napi_env env, napi_value v, std::vector<int32_t>* out, uint32
   return true;
 }
 
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-  std::vector<char*> ptrs;
-  ptrs.reserve(strings.size() + 1);
-  for (auto& s : strings)
-    ptrs.push_back(&s[0]);
-  ptrs.push_back(nullptr);
-  return ptrs;
-}
-
 bool get_prop(napi_env env, napi_value obj, const char* name, napi_value* out) {
   bool has = false;
   if (napi_has_named_property(env, obj, name, &has) != napi_ok || !has) return false;

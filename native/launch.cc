@@ -70,15 +70,6 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
   _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);
 }
 
-std::vector<char*> c_array(std::vector<std::string>& strings) {
-  std::vector<char*> ptrs;
-  ptrs.reserve(strings.size() + 1);
-  for (auto& s : strings)
-    ptrs.push_back(&s[0]);
-  ptrs.push_back(nullptr);
-  return ptrs;
-}
-
 }  // namespace
 
 int build_spec_ruleset(const LaunchSpec& spec) {

@@ -257,4 +257,13 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
   return true;
 }
 
+std::vector<char*> c_array(std::vector<std::string>& strings) {
+  std::vector<char*> ptrs;
+  ptrs.reserve(strings.size() + 1);
+  for (auto& s : strings)
+    ptrs.push_back(&s[0]);
+  ptrs.push_back(nullptr);
+  return ptrs;
+}
+
 }  // namespace cordon

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <string>
+#include <vector>
+
 #include "confine.h"
 
 namespace cordon {
@@ -67,5 +70,8 @@ void spawn_context_free(SpawnContext* ctx);
 // Spawns the child. Returns true with pid/pidfd/parent_fds filled, or false with stage+error
 // (the child, if one started, is already reaped and every fd opened for it is closed).
 bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out);
+
+// A NULL-terminated char* array over `strings` (for exec's argv and envp; valid while they are).
+std::vector<char*> c_array(std::vector<std::string>& strings);
 
 }  // namespace cordon

@@ -9,31 +9,17 @@ import path from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import type { SandboxExecutionPolicy } from '../../../src/policy/vocabulary.js'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
+import { processesWith } from '../../../src/sandbox/probe/canary.js'
 import { LocalShellExecutor, type ShellSandbox } from '../../../src/shell/executor.js'
 import type { ShellProcess } from '../../../src/shell/types.js'
 import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
 import { describeWithBackend } from '../../support/sandbox/backends.js'
 import { scratchDir } from '../../support/scratch.js'
-
-/** Live host processes whose command line contains `marker`. */
-function hostPidsWith(marker: string): number[] {
-  const pids: number[] = []
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (!fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) continue
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8')
-      if (!/\) [ZX] /.test(stat)) pids.push(Number(name))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids
-}
+import { eventually } from '../../support/subprocess/processes.js'
 
 /** The host pids of the resident instances whose launcher names `root` in its rules. */
 const instancesFor = (root: string) =>
-  hostPidsWith(`\0instance\0--control-fd\0`).filter((pid) => cmdlineHas(pid, root) && cmdlineHas(pid, 'bwrap\0'))
+  processesWith(`\0instance\0--control-fd\0`).filter((pid) => cmdlineHas(pid, root) && cmdlineHas(pid, 'bwrap\0'))
 
 function cmdlineHas(pid: number, text: string): boolean {
   try {
@@ -43,21 +29,14 @@ function cmdlineHas(pid: number, text: string): boolean {
   }
 }
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 /** Reads a background job's output until it matches `pattern`; the whole output so far. */
 async function outputUntil(job: ShellProcess, pattern: RegExp): Promise<string> {
   let text = ''
-  await until(() => {
+  const seen = await eventually(() => {
     text += job.readOutput().delta
     return pattern.test(text)
-  })
+  }, 10_000)
+  if (!seen) throw new Error(`no ${pattern} in the job's output: ${text}`)
   return text
 }
 
@@ -145,11 +124,11 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     const daemon = `setsid bash -c 'exec -a ${marker} sleep 300' </dev/null >/dev/null 2>&1 & echo started`
     const r = await executor.run(executor.resolve({ command: daemon, sandboxPolicy: ww(root) }))
     expect(r.stdout.text).toBe('started\n')
-    expect(hostPidsWith(marker)).toEqual([])
+    expect(processesWith(marker)).toEqual([])
     // Control: unconfined, the daemon outlives the command that started it.
     spawnSync('bash', ['-c', daemon])
-    await until(() => hostPidsWith(marker).length === 1)
-    for (const pid of hostPidsWith(marker)) process.kill(pid, 'SIGKILL')
+    expect(await eventually(() => processesWith(marker).length === 1, 10_000)).toBe(true)
+    for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL')
   })
 
   it('a later run cannot see or signal a background job of the same instance; the job itself can', async () => {
@@ -170,7 +149,7 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
       const attack = `pgrep -f "${pattern}" && pkill -f "${pattern}"; echo "seen=$?"`
       const r = await executor.run(executor.resolve({ command: attack, sandboxPolicy: ww(root) }))
       expect(r.stdout.text).toBe('seen=1\n')
-      expect(hostPidsWith(`${marker}\0`)).toHaveLength(1) // alive, untouched (its argv0; its shell names it too)
+      expect(processesWith(`${marker}\0`)).toHaveLength(1) // alive, untouched (its argv0; its shell names it too)
     } finally {
       job.kill()
       await job.done
