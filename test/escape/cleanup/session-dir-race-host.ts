@@ -47,9 +47,13 @@ async function dispose(): Promise<{ rounds: number; hits: number }> {
   fs.mkdirSync(ws, { recursive: true })
   const rt = new LocalSubprocessRuntime()
   let hits = 0
+  // Probed once: each round disposes a sandbox of its own, not a probe.
+  const probed = await LocalSandbox.create({ backends: [args.backend] })
+  const capabilities = probed.capabilities
+  await probed.dispose()
   for (let round = 0; round < args.rounds; round++) {
     const v = victimDir(args.base, args.files)
-    const sandbox = await LocalSandbox.create({ backends: [args.backend] })
+    const sandbox = await LocalSandbox.create({ backends: [args.backend], capabilities })
     const confined = sandbox.confine(
       {
         argv: [
