@@ -38,6 +38,7 @@ struct StartChannel {
   int control_fd = -1;   // launcher mode: the reply goes to the host over this socket,
   int events_fd = -1;    // after a kEventReplying here tells the launcher it is being sent
   int32_t event_id = 0;  // how the supervisor names itself on events_fd
+  int self_pidfd = -1;   // launcher mode: our own pidfd for the reply, opened before the command runs
 };
 
 }  // namespace cordon

@@ -31,11 +31,10 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
     write_full(start->events_fd, &event, sizeof event);
     close(start->events_fd);
     start->events_fd = -1;
-    int self = -1;
-    if (error == 0) {
-      self = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
-      if (self < 0) error = errno;
-    }
+    // Our pidfd was opened before the command started: nothing it does can keep us from answering.
+    int self = start->self_pidfd;
+    start->self_pidfd = -1;
+    if (error == 0 && self < 0) error = EBADF;
     send_reply(start->control_fd, error, error == 0 ? nullptr : (stage != nullptr ? stage : kStageLauncher), getpid(),
                pid, &self, error == 0 ? 1 : 0);
     if (self >= 0) close(self);
@@ -121,6 +120,11 @@ void run_supervised(SpawnContext* ctx, LaunchSpec* spec, StartChannel start) {
 
 void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int sfd) {
   if (start.status_fd >= 0) fcntl(start.status_fd, F_SETFD, FD_CLOEXEC);
+  if (start.control_fd >= 0) {
+    start.self_pidfd = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+    if (start.self_pidfd < 0) fail_start(&start, kStageLauncher, errno);
+    fcntl(start.self_pidfd, F_SETFD, FD_CLOEXEC);
+  }
 
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);

@@ -95,7 +95,6 @@ export function bubblewrapPlan(
     arch: host.arch,
     mode: policy.mode,
     network: networkOf(policy),
-    privatePid: true,
     privateIpc: true,
     privateNet: deny,
     privateDevpts: true,

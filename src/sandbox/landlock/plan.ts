@@ -66,7 +66,6 @@ export function landlockPlan(
     arch: host.arch,
     mode: policy.mode,
     network: networkOf(policy),
-    privatePid: false,
     privateIpc,
     privateNet,
     // Where `full` is promised, no watch may see into the hidden places (Landlock does not govern

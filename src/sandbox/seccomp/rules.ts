@@ -51,8 +51,6 @@ export interface SeccompInput {
   arch: SeccompArch
   mode: 'read-only' | 'workspace-write'
   network: 'inherit' | 'deny'
-  /** A pid namespace of its own (bubblewrap): process control of the host is impossible anyway. */
-  privatePid: boolean
   /** An IPC namespace of its own: SysV and mqueue reach only it. */
   privateIpc: boolean
   /** A network namespace of its own (deny only): sockets reach only its loopback. */
@@ -224,21 +222,23 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
     name: 'fcntl',
     refuseWhen: { arg: 1, oneOf: input.refuseWatches ? [F_SETLEASE, F_NOTIFY] : [F_SETLEASE] },
   })
-  if (!input.privatePid) {
-    for (const name of [
-      'prlimit64',
-      'sched_setaffinity',
-      'sched_setscheduler',
-      'sched_setparam',
-      'sched_setattr',
-    ] as const) {
-      rules.push({ name, allowOnly: [self(0)] })
-    }
-    rules.push({ name: 'migrate_pages', allowOnly: [self(0)] })
-    rules.push({ name: 'move_pages', allowOnly: [self(0)] })
-    rules.push({ name: 'setpriority', allowOnly: [{ arg: 0, oneOf: [PRIO_PROCESS, PRIO_PGRP] }, self(1)] })
-    rules.push({ name: 'ioprio_set', allowOnly: [{ arg: 0, oneOf: [IOPRIO_WHO_PROCESS, IOPRIO_WHO_PGRP] }, self(1)] })
+  // Even in a pid namespace of its own: its pid 1 is the run's supervisor (cordon-exec), whose
+  // limits, scheduling and memory placement a command must not change (RLIMIT_NOFILE 0 would keep
+  // it from answering the host). So only the caller itself, as without a namespace.
+  for (const name of [
+    'prlimit64',
+    'sched_setaffinity',
+    'sched_setscheduler',
+    'sched_setparam',
+    'sched_setattr',
+  ] as const) {
+    rules.push({ name, allowOnly: [self(0)] })
   }
+  rules.push({ name: 'migrate_pages', allowOnly: [self(0)] })
+  rules.push({ name: 'move_pages', allowOnly: [self(0)] })
+  rules.push({ name: 'setpriority', allowOnly: [{ arg: 0, oneOf: [PRIO_PROCESS, PRIO_PGRP] }, self(1)] })
+  rules.push({ name: 'ioprio_set', allowOnly: [{ arg: 0, oneOf: [IOPRIO_WHO_PROCESS, IOPRIO_WHO_PGRP] }, self(1)] })
+
   if (input.network === 'deny') {
     if (input.privateNet)
       rules.push({ name: 'socket', allowOnly: [{ arg: 0, oneOf: [AF.INET, AF.INET6, AF.NETLINK] }] })

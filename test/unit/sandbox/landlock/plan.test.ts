@@ -20,7 +20,7 @@ describe('landlockPlan', () => {
     expect(plan.writable).toContain(temp)
     expect(plan.steps).toMatchObject({ dropCaps: true, dropBounding: true, noNewPrivs: true })
     expect(plan.steps.rlimits).toEqual([{ resource: RLIMIT.CORE, soft: 0, hard: 0 }])
-    expect(plan.seccomp.input).toMatchObject({ privateIpc: true, privateNet: false, privatePid: false })
+    expect(plan.seccomp.input).toMatchObject({ privateIpc: true, privateNet: false })
     expect(plan.account.enforcement).toBe('full')
   })
 
