@@ -29,6 +29,9 @@ libc.shmdt.argtypes = [ctypes.c_void_p]
 
 SYS_ADD_KEY, SYS_KEYCTL, SYS_IOPRIO_GET = 248, 250, 252
 KEYCTL_SETPERM, KEYCTL_DESCRIBE, KEYCTL_LINK, KEYCTL_UNLINK, KEYCTL_READ, KEYCTL_INVALIDATE = 5, 6, 8, 9, 11, 21
+KEYCTL_SET_TIMEOUT = 15
+# A key a killed run leaves in a keyring no purge reaches (a session's) expires by itself.
+HOST_KEY_TIMEOUT_S = 1800
 SESSION, USER = -3, -4
 IPC_CREAT, IPC_EXCL, IPC_NOWAIT, IPC_RMID, SETVAL = 0o1000, 0o2000, 0o4000, 0, 16
 # possessor: everything; user: view, read, search (so the same uid can read it without possessing it)
@@ -66,6 +69,7 @@ def add_host_key(desc, ring):
     kid, e = sc(SYS_ADD_KEY, b"user", desc.encode(), secret(), len(secret()), ctypes.c_int(SESSION))
     if kid < 0:
         raise OSError(e, "add_key")
+    sc(SYS_KEYCTL, KEYCTL_SET_TIMEOUT, kid, ctypes.c_uint(HOST_KEY_TIMEOUT_S))
     sc(SYS_KEYCTL, KEYCTL_SETPERM, kid, ctypes.c_uint(KEY_PERM))
     if ring != SESSION:
         sc(SYS_KEYCTL, KEYCTL_LINK, kid, ctypes.c_int(ring))
