@@ -4,7 +4,9 @@
  * order rotated each iteration, 3 rounds (15 warm-up + 80 measured per peer per round by default):
  *
  *   cordon.bwrap.ro   rt.spawn(sb.confine(spec, read-only).spec) on LocalSandbox({ backends:
- *                     ['bubblewrap'] }), until done; timed from confine()
+ *                     ['bubblewrap'], residentInstances: false }), until done; timed from
+ *                     confine(): a bwrap per run, the path `cordon run` and the portable path
+ *                     take (a resident instance has no identical argv: bench/workspace-write.mjs)
  *   node.identical.ro child_process.spawn of that very spec's argv (bwrap … -- cordon-exec init …
  *                     -- /bin/true) with its env, cwd and fds; argv taken from confine() outside
  *                     the timed region; until 'close'
@@ -53,7 +55,7 @@ const ROUNDS = Number(process.env.BWRAP_ROUNDS ?? 3)
 const TRUE = '/bin/true'
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-bwrap-')))
 
-const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'] })
+const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'], residentInstances: false })
 const cap = sandbox.capabilities.backends.bubblewrap
 if (!cap?.usable) {
   console.error(`bench/bwrap-path: bubblewrap is unusable here: ${cap?.reason}`)

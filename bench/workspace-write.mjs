@@ -23,7 +23,8 @@
  * Goals (issue 22): executor.ww.resident ≤ 1.5× executor.ro.landlock, executor.ro.resident the
  * same; the confined public path ≤ 0.75× node quiet and ≤ 0.9× with a busy core.
  *
- *   node --expose-gc bench/workspace-write.mjs      (WW_WARMUP, WW_ITERS, WW_ROUNDS override)
+ *   node --expose-gc bench/workspace-write.mjs      (WW_WARMUP, WW_ITERS, WW_ROUNDS override;
+ *                                                   WW_SKIP_SRT=1 skips sandbox-runtime)
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'

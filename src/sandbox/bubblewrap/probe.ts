@@ -224,8 +224,8 @@ type CanaryVerdict =
 
 /**
  * The canary in a resident instance and under a bwrap of its own (a run goes either way: the
- * portable path and `residentInstances: false` start a bwrap per run): the first verdict that
- * is not a pass, else the per-run one.
+ * portable path and `residentInstances: false` start a bwrap per run), side by side: the
+ * resident verdict when it is not a pass, else the per-run one.
  */
 async function canaryOnBothPaths(
   native: NativeAddon | undefined,
@@ -233,11 +233,11 @@ async function canaryOnBothPaths(
   facts: { abi: number; seccomp: boolean },
   options: BubblewrapProbeOptions,
 ): Promise<CanaryVerdict> {
-  if (native !== undefined && !tools.setuid) {
-    const resident = await canaryFor(native, { ...tools, resident: true }, facts, options)
-    if (!resident.ran || resident.failures.length > 0) return resident
-  }
-  return canaryFor(native, { ...tools, resident: false }, facts, options)
+  const perRun = canaryFor(native, { ...tools, resident: false }, facts, options)
+  if (native === undefined || tools.setuid) return perRun
+  // Side by side: the probe is on every sandbox's start-up path.
+  const [resident, own] = await Promise.all([canaryFor(native, { ...tools, resident: true }, facts, options), perRun])
+  return !resident.ran || resident.failures.length > 0 ? resident : own
 }
 
 async function canaryFor(
