@@ -33,6 +33,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  requireUsable,
   timeExecutorRun,
   timeNodeSpawn,
   usSince,
@@ -48,10 +49,7 @@ const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-exec-'))
 
 const rt = new LocalSubprocessRuntime()
 const landlock = await LocalSandbox.create({ backends: ['landlock'] })
-if (!landlock.capabilities.backends.landlock?.usable) {
-  console.error(`bench/executor: Landlock is unusable here: ${landlock.capabilities.backends.landlock?.reason}`)
-  process.exit(2)
-}
+requireUsable(landlock, 'landlock', 'executor')
 const bwrap = await LocalSandbox.create({ backends: ['bubblewrap'] })
 const bwrapUsable = bwrap.capabilities.backends.bubblewrap?.usable === true
 if (!bwrapUsable)

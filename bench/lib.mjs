@@ -183,3 +183,11 @@ export async function timeExecutorRun(executor, who) {
   if (r.exitCode !== 0 || r.sandbox === undefined) throw new Error(`${who}: unexpected result ${JSON.stringify(r)}`)
   return us
 }
+
+/** Exits the benchmark `who` (status 2, saying why) when `sandbox`'s `backend` is unusable here. */
+export function requireUsable(sandbox, backend, who) {
+  const cap = sandbox.capabilities.backends[backend]
+  if (cap?.usable) return
+  console.error(`bench/${who}: ${backend} is unusable here: ${cap?.reason}`)
+  process.exit(2)
+}

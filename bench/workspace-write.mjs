@@ -41,6 +41,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  requireUsable,
   timeExecutorRun,
   timeNodeSpawn,
   usSince,
@@ -60,15 +61,8 @@ const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-ww-')))
 const rt = new LocalSubprocessRuntime()
 const landlock = await LocalSandbox.create({ backends: ['landlock'] })
 const bwrap = await LocalSandbox.create({ backends: ['bubblewrap'] })
-for (const [name, sb] of [
-  ['landlock', landlock],
-  ['bubblewrap', bwrap],
-]) {
-  if (!sb.capabilities.backends[name]?.usable) {
-    console.error(`bench/workspace-write: ${name} is unusable here: ${sb.capabilities.backends[name]?.reason}`)
-    process.exit(2)
-  }
-}
+requireUsable(landlock, 'landlock', 'workspace-write')
+requireUsable(bwrap, 'bubblewrap', 'workspace-write')
 const perRun = await LocalSandbox.create({
   backends: ['bubblewrap'],
   capabilities: bwrap.capabilities,
