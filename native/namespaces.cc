@@ -68,15 +68,28 @@ int enter_namespaces(bool user, bool ipc, bool net) {
 
 namespace cordon {
 
-int mask_kernel_keys() {
-  if (unshare(CLONE_NEWNS) != 0) return -errno;
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return -errno;
+int mask_key_files() {
   static const char* const kKeyFiles[] = {"/proc/keys", "/proc/key-users"};
   for (const char* path : kKeyFiles) {
     if (access(path, F_OK) != 0) continue;
     if (mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0) return -errno;
   }
   return 0;
+}
+
+int mask_kernel_keys() {
+  if (unshare(CLONE_NEWNS) != 0) return -errno;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return -errno;
+  return mask_key_files();
+}
+
+int lock_user_namespaces() {
+  // bwrap's /proc is read-only: a private rw one, gone again once the limit is written.
+  if (unshare(CLONE_NEWNS) != 0) return -errno;
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return -errno;
+  int rc = write_file("/proc/sys/user/max_user_namespaces", "0\n");
+  if (umount2("/proc", MNT_DETACH) != 0 && rc == 0) rc = -errno;
+  return rc;
 }
 
 }  // namespace cordon

@@ -17,4 +17,11 @@ int loopback_up();
 // keys are not listed to what runs below. Needs CAP_SYS_ADMIN; 0 or -errno.
 int mask_kernel_keys();
 
+// In a mount namespace of the caller's own: /proc/keys and /proc/key-users read empty. 0 or -errno.
+int mask_key_files();
+
+// Once, in a resident instance's launcher: no user namespace can be made in the sandbox any more
+// (its max_user_namespaces set to 0 through a private proc mount, detached after). 0 or -errno.
+int lock_user_namespaces();
+
 }  // namespace cordon

@@ -2,9 +2,7 @@
 #include "resident.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -15,46 +13,21 @@
 #include "stages.h"
 
 namespace cordon {
-namespace {
-
-constexpr const char* kKeyFiles[] = {"/proc/keys", "/proc/key-users"};
-
-int write_text(const char* path, const char* text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return -errno;
-  size_t len = strlen(text);
-  int rc = write(fd, text, len) == static_cast<ssize_t>(len) ? 0 : -errno;
-  close(fd);
-  return rc;
-}
-
-}  // namespace
 
 int resident_clone_flags(const LaunchSpec& tmpl) {
   return CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (tmpl.unshare_net ? CLONE_NEWNET : 0);
-}
-
-int lock_user_namespaces() {
-  // bwrap's /proc is read-only: a private rw one, gone again once the limit is written.
-  if (unshare(CLONE_NEWNS) != 0) return -errno;
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return -errno;
-  int rc = write_text("/proc/sys/user/max_user_namespaces", "0\n");
-  if (umount2("/proc", MNT_DETACH) != 0 && rc == 0) rc = -errno;
-  return rc;
 }
 
 const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* err) {
   *ruleset = -1;
   const unsigned long proc_flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
   if (mount("proc", "/proc", "proc", proc_flags, nullptr) != 0) return *err = errno, kStageNamespace;
-  for (const char* path : kKeyFiles) {
-    if (access(path, F_OK) == 0 && mount("/dev/null", path, nullptr, MS_BIND, nullptr) != 0)
-      return *err = errno, kStageNamespace;
-  }
+  int rc = mask_key_files();
+  if (rc != 0) return *err = -rc, kStageNamespace;
   if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620") != 0)
     return *err = errno, kStageNamespace;
   if (tmpl.unshare_net) {
-    int rc = loopback_up();  // the clone made the namespace; its loopback starts down
+    rc = loopback_up();  // the clone made the namespace; its loopback starts down
     if (rc != 0) return *err = -rc, kStageNamespace;
   }
   if (tmpl.build_ruleset) {

@@ -13,10 +13,6 @@ namespace cordon {
 // pid 1).
 int resident_clone_flags(const LaunchSpec& tmpl);
 
-// Once, in the launcher: no user namespace can be made in the sandbox any more (its
-// max_user_namespaces set to 0 through a private proc mount, detached after). 0 or -errno.
-int lock_user_namespaces();
-
 // In an idle supervisor (pid 1 of its namespaces): a read-only /proc of its own pid namespace with
 // the key files masked, a devpts instance of its own, loopback, the command's write domain built
 // (`*ruleset`), then every capability dropped (bounding set included), not dumpable, no_new_privs

@@ -47,7 +47,7 @@ interface PlanMemo {
   view: ReadView
   protectedSet: ProtectedSet
   /** Every writable path (temp dir included) and bound socket, and the inode it was when planned. */
-  writable: Array<{ path: string; dev: number; ino: number }>
+  bound: Array<{ path: string; dev: number; ino: number }>
 }
 
 /** One policy made concrete for this session: everything a backend plans from but the backend's own capability. */
@@ -92,7 +92,7 @@ export class SandboxSession {
     this.plans.set(key, {
       plan,
       view: request.view,
-      writable: boundInodes(request.grants, plan),
+      bound: boundInodes(request.grants, plan),
       protectedSet: request.protectedSet,
     })
     if (this.plans.size > PLAN_MEMO_SIZE) {
@@ -273,7 +273,7 @@ function stillCurrent(memo: PlanMemo): boolean {
   if (check !== 'none' && memo.view.current(check === 'listing').epoch !== (memo.plan as ConfinementPlan).viewEpoch)
     return false
   if (!protectedSetCurrent(memo.protectedSet)) return false
-  return memo.writable.every((w) => {
+  return memo.bound.every((w) => {
     const info = statPath(w.path)
     return info !== undefined && info.dev === w.dev && info.ino === w.ino
   })
@@ -284,7 +284,7 @@ function stillCurrent(memo: PlanMemo): boolean {
  * (allowed sockets, the spill dir). A socket a host service made anew must not stay the old one
  * in a resident instance.
  */
-function boundInodes(grants: SandboxGrants, plan: BackendPlan): PlanMemo['writable'] {
+function boundInodes(grants: SandboxGrants, plan: BackendPlan): PlanMemo['bound'] {
   const kept = (plan as Partial<ConfinementPlan>).mounts?.keep ?? []
   return [...grants.writable.map((w) => w.path), ...kept].flatMap((p) => {
     const info = statPath(p)

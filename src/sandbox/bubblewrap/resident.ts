@@ -39,9 +39,13 @@ function templateArgs(plan: ConfinementPlan): string[] {
   return args
 }
 
-/** Whether `plan` can run in an instance: bwrap not setuid (it keeps no capability for the init then). */
+/**
+ * Whether `plan` can run in an instance: bwrap not setuid (it keeps no capability for an init
+ * then). A setuid bwrap gets no no_new_privs of ours (src/sandbox/bubblewrap/plan.ts), run as its
+ * owner or not.
+ */
 export function residentEligible(plan: ConfinementPlan): boolean {
-  return plan.wrapperSteps !== undefined
+  return plan.wrapperSteps?.noNewPrivs === true
 }
 
 /** The instance of `plan` and the request for one command in it (`path`: the command, found on its PATH). */

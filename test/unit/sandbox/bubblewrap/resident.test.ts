@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { grantsFor } from '../../../../src/policy/grants.js'
 import { landlockHost } from '../../../../src/sandbox/confinement/host.js'
 import { bubblewrapPlan } from '../../../../src/sandbox/bubblewrap/plan.js'
+import { wrapperAsOwner } from '../../../../src/sandbox/confinement/run-as.js'
 import { residentEligible, residentInstance } from '../../../../src/sandbox/bubblewrap/resident.js'
 import { loadNative } from '../../../../src/subprocess/native.js'
 import { scratchDir } from '../../../support/scratch.js'
@@ -83,5 +84,9 @@ describe('residentInstance', () => {
   it('is not offered with a setuid bwrap (it keeps no capability for an init)', () => {
     expect(residentEligible(plan)).toBe(true)
     expect(residentEligible(planFor('deny', true))).toBe(false)
+    // Run as the workspace's owner, a setuid bwrap gets credentials but still no no_new_privs.
+    const owner = { uid: 1000, gid: 1000, name: 'owner', home: '/home/owner' }
+    expect(residentEligible(wrapperAsOwner(planFor('deny', true), owner))).toBe(false)
+    expect(residentEligible(wrapperAsOwner(plan, owner))).toBe(true)
   })
 })
