@@ -65,6 +65,8 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
     const run = (command: string) => executor.run(executor.resolve({ command, sandboxPolicy: ww(root) }))
     await run('true')
     await run('true') // the read view watches from the second plan on: a new plan, once
+    // The first plan's instance, retired, ends once its idle supervisor saw the socket close.
+    expect(await eventually(() => instancesFor(root).length === 1, 10_000)).toBe(true)
     const before = instancesFor(root)
     expect(before).toHaveLength(1)
     const r = await run(
