@@ -85,12 +85,22 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
 
   it('runs share the instance user namespace (named in the limits), never their pid, IPC or network one', async () => {
     const root = scratchDir('cordon-resident-userns-shared')
-    const executor = executorFor(sandbox(), root)
     const ns = 'readlink /proc/self/ns/user /proc/self/ns/pid /proc/self/ns/ipc /proc/self/ns/net'
-    const run = async () =>
-      (await executor.run(executor.resolve({ command: ns, sandboxPolicy: ww(root) }))).stdout.text.split('\n')
-    await run()
-    const [a, b] = [await run(), await run()]
+    // Two runs alive at once: a namespace's id is reused once it is freed, so one run holds its own.
+    const side = async (executor: LocalShellExecutor) => {
+      const job = executor.start(executor.resolve({ command: `${ns}; sleep 30`, sandboxPolicy: ww(root) }))
+      try {
+        const held = (await outputUntil(job, /net:\[\d+\]/)).split('\n')
+        const r = await executor.run(executor.resolve({ command: ns, sandboxPolicy: ww(root) }))
+        return [held, r.stdout.text.split('\n')] as const
+      } finally {
+        job.kill()
+        await job.done
+      }
+    }
+    const executor = executorFor(sandbox(), root)
+    await executor.run(executor.resolve({ command: 'true', sandboxPolicy: ww(root) }))
+    const [a, b] = await side(executor)
     expect(a[0]).toBe(b[0])
     for (const i of [1, 2, 3]) expect(a[i]).not.toBe(b[i])
     expect(sandbox().capabilities.backends.bubblewrap?.limitations.join('\n')).toMatch(
@@ -103,10 +113,8 @@ await describeWithBackend('bubblewrap', 'resident bubblewrap instances', (sandbo
       residentInstances: false,
     })
     owned.push(perRun)
-    const other = executorFor(perRun, root)
-    const once = async () =>
-      (await other.run(other.resolve({ command: ns, sandboxPolicy: ww(root) }))).stdout.text.split('\n')
-    expect((await once())[0]).not.toBe((await once())[0])
+    const [c, d] = await side(executorFor(perRun, root))
+    expect(c[0]).not.toBe(d[0])
   })
 
   it('no user namespace can be made inside (the init keeps capabilities); the host can', async () => {
