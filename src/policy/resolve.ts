@@ -15,12 +15,12 @@ import { isWellFormedResolveInput } from './schema/fast-check.js'
 import {
   DEFAULT_SANDBOX_MODE,
   isNormalRelativePath,
-  NETWORK_POLICIES,
   SANDBOX_MODES,
   type NetworkPolicy,
   type SandboxExecutionPolicy,
   type SandboxMode,
 } from './vocabulary.js'
+import { vocabularySchemas } from './schema/vocabulary.js'
 import { onDemand, zod } from './schema/zod-on-demand.js'
 
 /** What resolvePolicy needs; every field but `cwd` is optional. */
@@ -89,7 +89,7 @@ export const resolvePolicyInputSchema = onDemand(() => {
       approvedMode: modeField.optional(),
       sessionId: z.string().min(1, 'must not be empty').optional(),
       writableRoots: z.array(absoluteField).optional(),
-      network: z.enum(NETWORK_POLICIES).optional(),
+      network: vocabularySchemas().NetworkPolicySchema.optional(),
       protectedPaths: z.array(protectedField).optional(),
       protectedDefaults: z.boolean().optional(),
       unprotectedPaths: z.array(protectedField).optional(),

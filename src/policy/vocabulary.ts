@@ -88,8 +88,36 @@ export interface ResourceLimits {
 /** Network policies: `inherit` leaves the host's network alone; `deny` asks the backend to cut it. */
 export const NETWORK_POLICIES = ['inherit', 'deny'] as const
 
-/** Whether a confined command keeps the host's network (`inherit`, the default) or loses it. */
-export type NetworkPolicy = (typeof NETWORK_POLICIES)[number]
+/** `inherit` or `deny`: the two network policies that name no host. */
+export type NetworkMode = (typeof NETWORK_POLICIES)[number]
+
+/**
+ * A network allow-list: the command loses the host's network (as under `deny`) and reaches, through
+ * cordon's proxy only, the hosts `allow` names and `deny` does not (host names, `*.` wildcards, IP
+ * addresses, each with an optional `:port`; see src/policy/network/host-pattern.ts).
+ */
+export interface NetworkAllowList {
+  allow: readonly string[]
+  deny?: readonly string[] | undefined
+}
+
+/** Whether a confined command keeps the host's network (`inherit`, the default), loses it, or reaches listed hosts. */
+export type NetworkPolicy = NetworkMode | NetworkAllowList
+
+/** Whether `network` takes the host's network away (`deny`, or an allow-list whose only way out is the proxy). */
+export function cutsNetwork(network: NetworkPolicy | undefined): boolean {
+  return network !== undefined && network !== 'inherit'
+}
+
+/** The allow-list of `network`, if it is one. */
+export function allowListOf(network: NetworkPolicy | undefined): NetworkAllowList | undefined {
+  return typeof network === 'object' ? network : undefined
+}
+
+/** How a confined run's namespaces and rules see `network`: an allow-list is cut like `deny`. */
+export function networkModeOf(network: NetworkPolicy | undefined): NetworkMode {
+  return cutsNetwork(network) ? 'deny' : 'inherit'
+}
 
 /**
  * The policy carried on every call. `workspaceRoot` is absolute and canonical (symlinks
@@ -104,7 +132,7 @@ export interface SandboxExecutionPolicy {
   sessionId?: string | undefined
   /** cordon: extra writable roots under `workspace-write` (absolute, canonical). */
   writableRoots?: readonly string[] | undefined
-  /** cordon: `inherit` (default) or `deny`, enforced where a backend can. */
+  /** cordon: `inherit` (default), `deny`, or an allow-list of hosts, enforced where a backend can. */
   network?: NetworkPolicy | undefined
   /**
    * cordon: paths that stay read-only even inside a writable root: absolute, or relative to the

@@ -12,6 +12,7 @@ import {
   SANDBOX_ENFORCEMENTS,
   SANDBOX_MODES,
 } from '../vocabulary.js'
+import { parseHostPattern } from '../network/host-pattern.js'
 import { onDemand, zod } from './zod-on-demand.js'
 
 /** Every vocabulary schema, built on first use (zod loads then). */
@@ -29,7 +30,14 @@ export const vocabularySchemas = onDemand(() => {
     )
   const SandboxModeSchema = z.enum(SANDBOX_MODES)
   const ConfinedSandboxModeSchema = z.enum(CONFINED_SANDBOX_MODES)
-  const NetworkPolicySchema = z.enum(NETWORK_POLICIES)
+  const hostPattern = z.string().superRefine((text, ctx) => {
+    const parsed = parseHostPattern(text)
+    if ('error' in parsed) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text)}: ${parsed.error}` })
+  })
+  const NetworkAllowListSchema = z
+    .object({ allow: z.array(hostPattern).readonly(), deny: z.array(hostPattern).readonly().optional() })
+    .strict()
+  const NetworkPolicySchema = z.union([z.enum(NETWORK_POLICIES), NetworkAllowListSchema])
   const limit = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
   const ResourceLimitsSchema = z
     .object({ processes: limit.optional(), addressSpaceBytes: limit.optional(), fileSizeBytes: limit.optional() })

@@ -4,7 +4,7 @@
  * bind cannot refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp
  * program. The bwrap argv itself is built per spec (spec.ts).
  */
-import { networkOf } from '../../policy/defaults.js'
+import { networkModeOf } from '../../policy/vocabulary.js'
 import { GRANT_TABLE, type SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { RulesetReference } from '../../subprocess/types.js'
@@ -94,7 +94,7 @@ export function bubblewrapPlan(
   const input: SeccompInput = {
     arch: host.arch,
     mode: policy.mode,
-    network: networkOf(policy),
+    network: networkModeOf(policy.network),
     privateIpc: true,
     privateNet: deny,
     privateDevpts: true,

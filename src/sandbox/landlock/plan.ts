@@ -6,7 +6,7 @@
  * namespaces the supervisor entered (IPC as root; IPC and network, through a user namespace, for
  * a denied network).
  */
-import { networkOf } from '../../policy/defaults.js'
+import { networkModeOf } from '../../policy/vocabulary.js'
 import type { SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { ShieldFacts } from '../confinement/account.js'
@@ -58,14 +58,14 @@ export function landlockPlan(
       ? planRuleset(entries, {
           abi: host.abi,
           handledFs: handledFsFor(host.abi),
-          handledNet: handledNetFor(host.abi, networkOf(policy), privateNet),
+          handledNet: handledNetFor(host.abi, networkModeOf(policy.network), privateNet),
           scoped: scopedFor(host.abi),
         })
       : undefined
   const input: SeccompInput = {
     arch: host.arch,
     mode: policy.mode,
-    network: networkOf(policy),
+    network: networkModeOf(policy.network),
     privateIpc,
     privateNet,
     // Where `full` is promised, no watch may see into the hidden places (Landlock does not govern
