@@ -19,7 +19,7 @@
 // --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
 // --no-new-privs --credentials UID:GID --rlimit RES:SOFT:HARD --ruleset-fd N
 // --landlock FS:NET:SCOPED:SIZE (hex masks) --rule RIGHTS:DEV:INO:PATH --rule-devpts RIGHTS:HOSTDEV
-// --landlock-flags F
+// --landlock-flags F --proxy-listener PORT[:FD]
 // --seccomp-hex HEX. Status lines on the status fd: "started PID" | "error STAGE ERRNO", then
 // "exit N" | "signal N".
 #include <limits.h>
@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -142,14 +143,16 @@ int instance_main(int argc, char** argv) {
   std::string error;
   if (!cordon::parse_init_argv(static_cast<int>(init_argv.size()), init_argv.data(), &tmpl, &status_fd, &error))
     return usage(error);
-  if (status_fd >= 0 || tmpl.terminal || tmpl.background || tmpl.unshare_user || tmpl.ruleset_fd >= 0)
-    return usage("instance takes no status fd, terminal, background, user namespace or ruleset fd");
+  if (status_fd >= 0 || tmpl.terminal || tmpl.background || tmpl.unshare_user || tmpl.ruleset_fd >= 0 ||
+      tmpl.proxy_fd >= 0)
+    return usage("instance takes no status fd, terminal, background, user namespace, ruleset fd or proxy fd");
   cordon::run_instance(static_cast<int>(control), tmpl);
 }
 
-// Closes every descriptor above 2 but `keep_a` and `keep_b` (-1: none).
-void close_inherited(int keep_a, int keep_b) {
-  int keep[2] = {keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a};
+// Closes every descriptor above 2 but those in `keep` (-1: none).
+void close_inherited(int a, int b, int c) {
+  int keep[3] = {a, b, c};
+  std::sort(keep, keep + 3);
   unsigned int lo = 3;
   for (int k : keep) {
     if (k < static_cast<int>(lo)) continue;
@@ -169,7 +172,7 @@ int init_main(int argc, char** argv) {
   if (!cordon::parse_init_argv(argc, argv, &spec, &start.status_fd, &error)) return usage(error);
   // A terminal's supervisor is forked by node-pty straight from the host, which closes nothing:
   // every host fd without close-on-exec arrives here. Only the pty (0..2) and the named fds stay.
-  if (spec.terminal) close_inherited(start.status_fd, spec.ruleset_fd);
+  if (spec.terminal) close_inherited(start.status_fd, spec.ruleset_fd, spec.proxy_fd);
   cordon::SpawnContext ctx;
   if (!cordon::spawn_context_init(&ctx)) return usage("cannot prepare the spawn context");
   cordon::run_supervised(&ctx, &spec, start);

@@ -39,6 +39,7 @@ struct StartChannel {
   int events_fd = -1;    // after a kEventReplying here tells the launcher it is being sent
   int32_t event_id = 0;  // how the supervisor names itself on events_fd
   int self_pidfd = -1;   // launcher mode: our own pidfd for the reply, opened before the command runs
+  int proxy_listener = -1;  // launcher mode: a network allow-list's listener, handed over with the reply
 };
 
 }  // namespace cordon

@@ -25,6 +25,7 @@ enum WireTag : uint16_t {
   kTagFilter = 10,
   kTagCredentials = 11,
   kTagRlimit = 12,
+  kTagProxyPort = 13,
 };
 
 enum WireFlag : uint32_t {
@@ -195,6 +196,17 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
           !parse_u64(f[1].c_str(), 10, &soft) || !parse_u64(f[2].c_str(), 10, &hard) ||
           !add_rlimit(spec, v, soft, hard))
         return *error = "bad --rlimit RESOURCE:SOFT:HARD", false;
+    } else if (strcmp(a, "--proxy-listener") == 0) {
+      // PORT, or PORT:FD (the unix socket the listener goes over, argv mode)
+      const char* s = need(a);
+      long port = 0, fd = -1;
+      bool with_fd = s != nullptr && strchr(s, ':') != nullptr;
+      if (s == nullptr || (with_fd ? !split_fields(s, 2, &f) || !parse_long(f[0].c_str(), 1, 65535, &port) ||
+                                         !parse_long(f[1].c_str(), 3, INT_MAX, &fd)
+                                   : !parse_long(s, 1, 65535, &port)))
+        return *error = "bad --proxy-listener PORT[:FD]", false;
+      spec->proxy_port = static_cast<int>(port);
+      spec->proxy_fd = static_cast<int>(fd);
     } else if (strcmp(a, "--ruleset-fd") == 0) {
       const char* s = need(a);
       if (s == nullptr || !parse_long(s, 3, INT_MAX, &v)) return *error = "bad --ruleset-fd", false;
@@ -329,6 +341,10 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
       case kTagRlimit:
         if (flen != 20 || !add_rlimit(spec, static_cast<long>(read_u32(f)), read_u64(f + 4), read_u64(f + 12)))
           return *error = "bad rlimit", false;
+        break;
+      case kTagProxyPort:
+        if (flen != 4 || read_u32(f) == 0 || read_u32(f) > 65535) return *error = "bad proxy port", false;
+        spec->proxy_port = static_cast<int>(read_u32(f));
         break;
       default:
         return *error = "unknown field " + std::to_string(tag), false;

@@ -56,6 +56,11 @@ struct LaunchSpec {
   bool inherit_stdio = false;
   int stdio_fds[3] = {-1, -1, -1};
   pid_t expected_parent = 0;  // the supervisor exits at once when its parent is already gone
+  // A network allow-list: the supervisor listens on 127.0.0.1:proxy_port in the run's network
+  // namespace and hands the listener to the host (with the reply, or over proxy_fd in argv mode).
+  int proxy_port = 0;
+  int proxy_fd = -1;
+  int proxy_listener = -1;  // made ahead (a resident instance's idle supervisor)
 };
 
 // Stdio kinds of a wire request, per slot (the host makes every pipe: a pipe end is an Fd).

@@ -35,9 +35,14 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
     int self = start->self_pidfd;
     start->self_pidfd = -1;
     if (error == 0 && self < 0) error = EBADF;
+    int fds[2] = {self, start->proxy_listener};
+    int nfds = error != 0 ? 0 : (start->proxy_listener >= 0 ? 2 : 1);
     send_reply(start->control_fd, error, error == 0 ? nullptr : (stage != nullptr ? stage : kStageLauncher), getpid(),
-               pid, &self, error == 0 ? 1 : 0);
+               pid, fds, nfds);
     if (self >= 0) close(self);
+    // The host holds the listener now; ours would keep its port taken after the host let go.
+    if (start->proxy_listener >= 0) close(start->proxy_listener);
+    start->proxy_listener = -1;
     close(start->control_fd);
     start->control_fd = -1;
     if (error != 0 && start->status_fd >= 0) {
@@ -67,6 +72,30 @@ void report_start(StartChannel* start, int error, const char* stage, pid_t pid) 
   report_start(start, error, stage, -1);
   if (start->status_fd >= 0) close(start->status_fd);
   _exit(strcmp(stage, kStageExec) == 0 ? 127 : 125);
+}
+
+// A network allow-list's listener, made in the run's network namespace before the command exists:
+// it rides with the reply (launcher mode) or goes now over the proxy socket (argv mode).
+void hand_over_proxy_listener(LaunchSpec* spec, StartChannel* start) {
+  int listener = spec->proxy_listener;
+  spec->proxy_listener = -1;
+  if (listener < 0 && spec->proxy_port > 0) {
+    // Only in a namespace of the run's own: the host's loopback must never get the listener.
+    if (!spec->unshare_net && spec->proxy_fd < 0 && start->control_fd >= 0) fail_start(start, kStageNamespace, EINVAL);
+    listener = proxy_listener(spec->proxy_port);
+    if (listener < 0) fail_start(start, kStageNamespace, -listener);
+  }
+  if (listener < 0) return;
+  if (spec->proxy_fd >= 0) {
+    int rc = send_with_fds(spec->proxy_fd, "L", 1, &listener, 1);
+    close(spec->proxy_fd);
+    spec->proxy_fd = -1;
+    close(listener);
+    if (rc < 0) fail_start(start, kStageNamespace, -rc);
+    return;
+  }
+  if (start->control_fd < 0) fail_start(start, kStageNamespace, EINVAL);  // nobody to hand it to
+  start->proxy_listener = listener;
 }
 
 }  // namespace
@@ -128,6 +157,7 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
 
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);
+  hand_over_proxy_listener(spec, &start);
 
   ConfinementPlan plan = spec->plan;
   int built_ruleset = -1;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,22 @@ int write_file(const char* path, const char* text) {
 }
 
 }  // namespace
+
+int proxy_listener(int port) {
+  int sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return -errno;
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(sock, reinterpret_cast<struct sockaddr*>(&addr), sizeof addr) != 0 || listen(sock, SOMAXCONN) != 0) {
+    int error = -errno;
+    close(sock);
+    return error;
+  }
+  return sock;
+}
 
 // A new network namespace starts with loopback down.
 int loopback_up() {

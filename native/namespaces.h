@@ -12,6 +12,10 @@ int enter_namespaces(bool user, bool ipc, bool net);
 // Brings loopback up in a fresh network namespace; 0 or -errno.
 int loopback_up();
 
+// A listening TCP socket on 127.0.0.1:`port` of the current network namespace (close-on-exec), the
+// only way out of a network allow-list's namespace once the host's proxy holds it; fd or -errno.
+int proxy_listener(int port);
+
 // Enters a private mount namespace (a slave of the host's: later host mounts still show) in which
 // /proc/keys and /proc/key-users read empty (/dev/null bound over them): the names of the user's
 // keys are not listed to what runs below. Needs CAP_SYS_ADMIN; 0 or -errno.

@@ -18,8 +18,9 @@ int resident_clone_flags(const LaunchSpec& tmpl) {
   return CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (tmpl.unshare_net ? CLONE_NEWNET : 0);
 }
 
-const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* err) {
+const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* listener, int* err) {
   *ruleset = -1;
+  *listener = -1;
   const unsigned long proc_flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
   if (mount("proc", "/proc", "proc", proc_flags, nullptr) != 0) return *err = errno, kStageNamespace;
   int rc = mask_key_files();
@@ -29,6 +30,13 @@ const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* err)
   if (tmpl.unshare_net) {
     rc = loopback_up();  // the clone made the namespace; its loopback starts down
     if (rc != 0) return *err = -rc, kStageNamespace;
+  }
+  if (tmpl.proxy_port > 0) {
+    // Only in the run's own network namespace: never on the sandbox's or the host's loopback.
+    if (!tmpl.unshare_net) return *err = EINVAL, kStageNamespace;
+    int fd = proxy_listener(tmpl.proxy_port);
+    if (fd < 0) return *err = -fd, kStageNamespace;
+    *listener = fd;
   }
   if (tmpl.build_ruleset) {
     int fd = build_spec_ruleset(tmpl);

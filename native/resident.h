@@ -15,8 +15,9 @@ int resident_clone_flags(const LaunchSpec& tmpl);
 
 // In an idle supervisor (pid 1 of its namespaces): a read-only /proc of its own pid namespace with
 // the key files masked, a devpts instance of its own, loopback, the command's write domain built
-// (`*ruleset`), then every capability dropped (bounding set included), not dumpable, no_new_privs
-// and the command's seccomp program on itself. nullptr, or the stage that failed (errno in *err).
-const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* err);
+// (`*ruleset`), a network allow-list's listener (`*listener`, see proxy_listener), then every
+// capability dropped (bounding set included), not dumpable, no_new_privs and the command's seccomp
+// program on itself. nullptr, or the stage that failed (errno in *err).
+const char* prepare_resident_run(const LaunchSpec& tmpl, int* ruleset, int* listener, int* err);
 
 }  // namespace cordon

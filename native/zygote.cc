@@ -86,6 +86,7 @@ struct Prepared {
   const char* failed = nullptr;
   int error = 0;
   int ruleset = -1;
+  int listener = -1;
 };
 
 [[noreturn]] void serve_one(SpawnContext* ctx, int control, int events, int signal_fd, pid_t launcher,
@@ -136,6 +137,10 @@ struct Prepared {
     if (shape.has_ruleset_fd) refuse(EINVAL, kStageLauncher);
     spec.ruleset_fd = prepared.ruleset;
     spec.confined = true;
+    // A request never names its own listener either: the instance's plan says whether there is one.
+    if (spec.proxy_port > 0) refuse(EINVAL, kStageLauncher);
+    spec.proxy_port = resident->proxy_port;
+    spec.proxy_listener = prepared.listener;
   }
   spec.expected_parent = resident != nullptr ? 0 : launcher;
   supervise_run(ctx, &spec, start, signal_fd);
@@ -159,7 +164,7 @@ pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_
   int sfd = become_supervisor(false, resident != nullptr ? 0 : launcher);
   if (sfd < 0) _exit(125);
   Prepared prepared;
-  if (resident != nullptr) prepared.failed = prepare_resident_run(*resident, &prepared.ruleset, &prepared.error);
+  if (resident != nullptr) prepared.failed = prepare_resident_run(*resident, &prepared.ruleset, &prepared.listener, &prepared.error);
   serve_one(ctx, control, events[1], sfd, launcher, prepared);
 }
 

@@ -45,3 +45,9 @@ export const DEFAULT_CANARY_TIMEOUT_MS = 5000
 
 /** The Seatbelt probe's budget per canary (ms). */
 export const DEFAULT_SEATBELT_CANARY_TIMEOUT_MS = 3000
+
+/**
+ * The port a network allow-list's proxy listens on inside the run's own network namespace (no other
+ * process shares that loopback, so one fixed port serves every run).
+ */
+export const PROXY_PORT = 3128

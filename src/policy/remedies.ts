@@ -76,3 +76,6 @@ export const REMEDY_SEATBELT_UNENFORCED =
 
 /** A program the host would run (bwrap, cordon-exec, sandbox-exec) failed the trusted-program check. */
 export const REMEDY_UNTRUSTED_PROGRAM = `cordon runs only programs owned by root or by you and writable by neither group nor others, the file and every directory above it: install bubblewrap from the system's packages (/usr/bin/bwrap) or point CORDON_BWRAP (or the \`programs.bwrap\` option) at such a file, fix the ownership or mode named above, ${LAST_RESORT}.`
+
+/** Remedy when a network allow-list cannot be enforced: it never falls back to the host's network. */
+export const REMEDY_ALLOW_LIST = `A network allow-list needs a private network namespace whose only way out is cordon's proxy: on Linux, run as root or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), keep the native addon built (npm rebuild cordon), or use network "deny"; ${LAST_RESORT}.`

@@ -8,20 +8,25 @@
 import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SandboxUnavailableError, StateInGrantError } from '../policy/errors.js'
 import { grantsFor } from '../policy/grants.js'
+import { PROXY_PORT } from '../policy/defaults.js'
+import { REMEDY_ALLOW_LIST } from '../policy/remedies.js'
 import {
+  allowListOf,
   isConfinedMode,
+  type NetworkAllowList,
   type SandboxEnforcement,
   type SandboxExecutionPolicy,
   type SandboxPolicy,
 } from '../policy/vocabulary.js'
 import { loadNative, type NativeAddon } from '../subprocess/native.js'
 import { sweepStaleSessions } from '../subprocess/private-dirs/layout.js'
-import type { SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
+import type { ProxiedNetwork, SubprocessSpawnSpec, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { backendOf, type BackendPlan, isLinuxPlan } from './backend.js'
 import { type ConfinedTerminal, confineTerminal } from './confine-terminal.js'
 import type { ShieldFacts } from './confinement/account.js'
 import type { ConfinementPlan } from './confinement/plan.js'
 import type { HostPrograms } from './bubblewrap/program.js'
+import { NetworkProxy } from './network/proxy.js'
 import { probeBackends } from './probe.js'
 import type { SeatbeltPlan } from './seatbelt/plan.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
@@ -51,6 +56,11 @@ export interface LocalSandboxOptions {
    * (default true); false starts a bwrap per run (cheaper for a process that runs one command).
    */
   residentInstances?: boolean | undefined
+  /**
+   * The proxy network allow-lists go through (default: one of its own, made on first use and
+   * closed with the sandbox). Tests hand one whose resolver maps names to loopback servers.
+   */
+  networkProxy?: NetworkProxy | undefined
 }
 
 /** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
@@ -95,10 +105,25 @@ function keepingProgramsReadOnly(caps: SandboxCapabilities, held: readonly HostP
   )
 }
 
+/**
+ * Throws SANDBOX_UNAVAILABLE unless `plan` gives each run a network namespace of its own whose
+ * listener reaches the host: never a fallback to the host's network or to a cut without the proxy.
+ */
+function refuseUnprovenAllowList(plan: BackendPlan, native: boolean): void {
+  const mode = plan.policy.mode
+  const unavailable = (reason: string) => new SandboxUnavailableError(mode, { reason, remedy: REMEDY_ALLOW_LIST })
+  if (!isLinuxPlan(plan)) throw unavailable(`network allow-lists are not built for ${plan.backend} yet`)
+  if (!native) throw unavailable('a network allow-list needs the native addon (its listener is handed over a socket)')
+  if (plan.backend === 'landlock' && !plan.namespaces.net)
+    throw unavailable('no private network namespace can be made here (neither root nor an unprivileged user namespace)')
+}
+
 /** Confines spawn specs to sandbox policies on this host. */
 export class LocalSandbox {
   private readonly session: SandboxSession
   private readonly resident: boolean
+  private readonly givenProxy: NetworkProxy | undefined
+  private ownProxy: NetworkProxy | undefined
 
   private constructor(
     /** What the probe found, per backend. */
@@ -108,6 +133,7 @@ export class LocalSandbox {
   ) {
     this.session = new SandboxSession(native, options.env ?? process.env, options.rulesetCacheSize)
     this.resident = options.residentInstances !== false
+    this.givenProxy = options.networkProxy
   }
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
@@ -172,6 +198,7 @@ export class LocalSandbox {
     if (!request.native && backend.plansWithAddon)
       throw new SandboxUnavailableError(policy.mode, { reason: 'the native addon is not loaded' })
     const plan = backend.plan({ ...request, capability: choice.capability })
+    if (allowListOf(confined.network)) refuseUnprovenAllowList(plan, request.native !== undefined)
     this.session.remember(key, plan, request)
     return plan
   }
@@ -188,8 +215,10 @@ export class LocalSandbox {
       ruleset: (p: ConfinementPlan) => this.session.rulesetFor(p),
       resident: this.resident,
     }
+    const confined = backendOf(plan.backend).confine(spec, plan, host)
+    const list = allowListOf(policy.network)
     const out: ConfinedSpawn = {
-      spec: backendOf(plan.backend).confine(spec, plan, host),
+      spec: list ? { ...confined, confinement: { ...confined.confinement!, network: this.proxied(list) } } : confined,
       backend: plan.backend,
       enforcement: plan.account.enforcement,
       plan,
@@ -207,6 +236,11 @@ export class LocalSandbox {
       // cordon-exec builds the ruleset itself; building it here too (cached) refuses one the
       // kernel would refuse before anything starts, exactly as confine() does.
       plan: (p: SandboxExecutionPolicy): ConfinementPlan | undefined => {
+        if (isConfinedMode(p.mode) && allowListOf(p.network))
+          throw new SandboxUnavailableError(p.mode, {
+            reason: 'network allow-lists are not built for confined terminals yet',
+            remedy: REMEDY_ALLOW_LIST,
+          })
         const plan = this.plan(p)
         if (plan !== undefined && !isLinuxPlan(plan)) {
           throw new SandboxUnavailableError(p.mode, { reason: 'confined terminals are not built for Seatbelt yet' })
@@ -219,6 +253,17 @@ export class LocalSandbox {
     return confineTerminal(planner, spec, policy)
   }
 
+  /** Where a run under `list` hands its proxy listener: this sandbox's proxy, for that run. */
+  private proxied(list: NetworkAllowList): ProxiedNetwork {
+    return {
+      proxyPort: PROXY_PORT,
+      serve: (fd) => {
+        this.ownProxy ??= this.givenProxy === undefined ? new NetworkProxy() : undefined
+        return (this.givenProxy ?? this.ownProxy!).attach(fd, list)
+      },
+    }
+  }
+
   /** The number of Landlock ruleset fds held (for leak checks). */
   get openRulesets(): number {
     return this.session.openRulesets
@@ -226,6 +271,7 @@ export class LocalSandbox {
 
   /** Removes the sessions' temp dirs and closes every ruleset fd; confine() refuses afterwards. */
   async dispose(): Promise<void> {
+    await this.ownProxy?.close()
     await this.session.dispose()
   }
 }

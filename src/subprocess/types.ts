@@ -5,6 +5,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxBackendName } from '../policy/backends.js'
 import type { ConfinedSandboxMode } from '../policy/vocabulary.js'
+import type { NetworkFacts } from '../policy/network/facts.js'
 
 /** One environment key inside the managed `DSH_` namespace. */
 export type DshEnvironmentKey = `DSH_${string}`
@@ -161,6 +162,19 @@ export interface SubprocessConfinement {
    * bwrap (the spec's argv stays that bwrap, for a spawn path without the launcher).
    */
   resident?: ResidentInstance | undefined
+  /**
+   * A network allow-list: the run's supervisor listens on 127.0.0.1:`proxyPort` inside the run's
+   * own network namespace and hands the listener to the host, which gives it to `serve` (the
+   * sandbox's proxy) for the run's lifetime.
+   */
+  network?: ProxiedNetwork | undefined
+}
+
+/** Where a run's proxy listener goes, and how its facts come back (src/sandbox/network/). */
+export interface ProxiedNetwork {
+  proxyPort: number
+  /** Serves `listenerFd` (owned by the callee from now on) for this run. */
+  serve(listenerFd: number): { finish(): NetworkFacts }
 }
 
 /** A resident bubblewrap instance and the run a request asks it for (src/sandbox/bubblewrap/resident.ts). */
@@ -175,6 +189,8 @@ export interface ResidentInstance {
   command: { path: string; argv: readonly string[] }
   /** The steps the request carries (the supervisor applied the rest to itself). */
   steps: ConfinementSteps
+  /** The instance's runs each hand over a proxy listener on this port (a network allow-list). */
+  proxyPort?: number | undefined
 }
 
 /** A fully-specified spawn request. argv is never shell-interpreted. */
@@ -231,6 +247,8 @@ export interface SubprocessHandle {
   readonly collected: SubprocessCollectedOutputs
   /** cordon: the `confinement.mustNotAppear` paths the run created, moved aside once its tree was gone. */
   readonly refusedPaths?: readonly string[]
+  /** cordon: what the network allow-list's proxy saw of the run, once its tree is gone. */
+  readonly network?: NetworkFacts | undefined
   /** Resolves at process close with exit facts; rejects only for spawn-level failures. */
   readonly done: Promise<SubprocessOutcome>
   /** SIGTERM → graceMs → SIGKILL over the tree; idempotent; a no-op once the tree is gone. */

@@ -3,7 +3,7 @@
  * promised effect class on this host: a pure function of the probe's facts.
  */
 import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'
-import type { EffectClass } from '../../policy/vocabulary.js'
+import { allowListOf, cutsNetwork, type EffectClass } from '../../policy/vocabulary.js'
 import {
   type AccountPolicy,
   accountOf,
@@ -31,12 +31,13 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
   c.metadata = yes(
     `read-only binds refuse chmod, chown, utime and xattrs outside the writable set${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) inside it too' : ''}`,
   )
-  c.network =
-    policy.network === 'deny'
-      ? yes('a private network namespace (--unshare-net) holding only loopback; seccomp refuses socket(AF_UNIX)')
-      : no(
-          'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets outside the masked /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and SSH agent dirs included',
-        )
+  c.network = cutsNetwork(policy.network)
+    ? yes(
+        `a private network namespace (--unshare-net) holding only loopback${allowListOf(policy.network) ? " and the proxy's listener" : ''}; seccomp refuses socket(AF_UNIX)`,
+      )
+    : no(
+        'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets outside the masked /run, /tmp/.X11-unix, $XDG_RUNTIME_DIR and SSH agent dirs included',
+      )
   c.processes = yes('a private pid namespace: host processes cannot be named, signalled or controlled')
   c.ipc = yes('a private IPC namespace (--unshare-ipc)')
   c.keyrings = seccomp

@@ -74,7 +74,7 @@
  */
 import { InvalidRequestError } from '../../policy/errors.js'
 import type { SandboxGrants } from '../../policy/grants.js'
-import type { NetworkPolicy } from '../../policy/vocabulary.js'
+import { cutsNetwork, type NetworkPolicy } from '../../policy/vocabulary.js'
 import type { BubblewrapMounts } from '../view/mounts.js'
 import { depth } from '../view/read-view.js'
 
@@ -197,6 +197,9 @@ function layMounts(grants: SandboxGrants, mounts: BubblewrapMounts | undefined):
 /** The fds a wrapped run's supervisor uses inside bwrap (the runtime installs them). */
 export const WRAPPED_FDS = { status: 3, json: 4, ruleset: 5 } as const
 
+/** The fd a wrapped run's supervisor hands a proxy listener over: right after the ruleset's, or in its place. */
+export const wrappedProxyFd = (withRuleset: boolean): number => WRAPPED_FDS.ruleset + (withRuleset ? 1 : 0)
+
 /** The `bwrap` argv that runs `options.command` confined to `grants`, in the invariant's order. */
 export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOptions): string[] {
   const issues: string[] = []
@@ -211,7 +214,7 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.terminal !== true) argv.push('--new-session')
   // An instance's init forbids nested user namespaces itself (native/resident.h).
   argv.push('--unshare-user', ...(resident ? [] : ['--disable-userns']), '--unshare-pid', '--as-pid-1', '--unshare-ipc')
-  if (options.network === 'deny') argv.push('--unshare-net')
+  if (cutsNetwork(options.network)) argv.push('--unshare-net')
   argv.push('--cap-drop', 'ALL', ...(resident ? RESIDENT_CAPS.flatMap((c) => ['--cap-add', c]) : []))
   argv.push('--ro-bind', '/', '/', ...(resident ? residentDev() : ['--dev', '/dev']), '--proc', '/proc')
   argv.push(...layeredMounts(grants, options.mounts))

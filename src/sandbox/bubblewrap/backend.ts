@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import type { BackendCapability } from '../../policy/backends.js'
 import { SandboxUnavailableError } from '../../policy/errors.js'
-import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { cutsNetwork, type SandboxPolicy } from '../../policy/vocabulary.js'
 import { helperMissingReason, helperPath } from '../../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
@@ -26,7 +26,7 @@ function bubblewrapFacts(capability: BackendCapability, policy: SandboxPolicy): 
     abi: capability.abi ?? 0,
     seccomp: capability.seccomp === true,
     supervisor: capability.supervisor === true,
-    namespaces: { ipc: true, net: policy.network === 'deny' },
+    namespaces: { ipc: true, net: cutsNetwork(policy.network) },
     uid0: (process.getuid?.() ?? 0) === 0,
   }
 }

@@ -4,7 +4,7 @@
  * bind cannot refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp
  * program. The bwrap argv itself is built per spec (spec.ts).
  */
-import { networkModeOf } from '../../policy/vocabulary.js'
+import { cutsNetwork, networkModeOf } from '../../policy/vocabulary.js'
 import { GRANT_TABLE, type SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { RulesetReference } from '../../subprocess/types.js'
@@ -77,7 +77,7 @@ export function bubblewrapPlan(
     readEntries?: readonly RulesetEntry[]
   },
 ): ConfinementPlan {
-  const deny = policy.network === 'deny'
+  const deny = cutsNetwork(policy.network)
   const reads = layered?.readEntries
   const entries = insideEntries(grants, reads, layered?.mounts.shm)
   const ruleset =

@@ -7,7 +7,8 @@
  * so a stale plan (a new read view, protected set or writable inode: src/sandbox/session.ts) gets a new
  * instance and the old one ends once its runs have.
  */
-import { networkOf } from '../../policy/defaults.js'
+import { networkOf, PROXY_PORT } from '../../policy/defaults.js'
+import { allowListOf, cutsNetwork } from '../../policy/vocabulary.js'
 import { retireResident } from '../../subprocess/launcher/launch.js'
 import type { ResidentInstance } from '../../subprocess/types.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
@@ -33,7 +34,8 @@ function keyOf(plan: ConfinementPlan): string {
 function templateArgs(plan: ConfinementPlan): string[] {
   const s = plan.steps
   const args = ['--cap-last', String(s.capLast), '--no-new-privs']
-  if (plan.policy.network === 'deny') args.push('--unshare-net')
+  if (cutsNetwork(plan.policy.network)) args.push('--unshare-net')
+  if (allowListOf(plan.policy.network)) args.push('--proxy-listener', String(PROXY_PORT))
   args.push(...rulesetArgsFor(plan, undefined))
   if (s.filter) args.push('--seccomp-hex', s.filter.toString('hex'))
   return args
@@ -76,6 +78,7 @@ export function residentInstance(
     command,
     // The supervisor holds no_new_privs and the program already; the command empties its sets.
     steps: { dropCaps: true, dropBounding: false, capLast: s.capLast, noNewPrivs: false, rlimits: s.rlimits },
+    ...(allowListOf(plan.policy.network) ? { proxyPort: PROXY_PORT } : {}),
   }
 }
 

@@ -8,7 +8,7 @@ import { findProgram } from '../../subprocess/program-path.js'
 import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/types.js'
 import { type ConfinementPlan, initArgs } from '../confinement/plan.js'
 import { bareSpec } from '../confinement/spec.js'
-import { bubblewrapArgv, WRAPPED_FDS } from './argv.js'
+import { bubblewrapArgv, WRAPPED_FDS, wrappedProxyFd } from './argv.js'
 import { rulesetArgsFor } from './plan.js'
 import { residentEligible, residentInstance } from './resident.js'
 
@@ -35,6 +35,7 @@ export function bubblewrapSpec(
       background: spec.supervise === true,
       terminal: tools.terminal,
       ruleset: rulesetArgsFor(plan, ruleset),
+      proxyFd: wrappedProxyFd(plan.privateDevpts === undefined && ruleset !== undefined),
     }),
     '--',
     found.path,

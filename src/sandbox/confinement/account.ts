@@ -7,6 +7,7 @@
 import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'
 import {
   ALWAYS_PROMISED_CLASSES,
+  cutsNetwork,
   type ConfinedSandboxMode,
   type EffectClass,
   type NetworkPolicy,
@@ -59,7 +60,7 @@ export interface AccountPolicy {
  */
 export function promisedClasses(policy: AccountPolicy): EffectClass[] {
   const classes: EffectClass[] = [...ALWAYS_PROMISED_CLASSES]
-  if (policy.network === 'deny') classes.push('network')
+  if (cutsNetwork(policy.network)) classes.push('network')
   if (policy.limits !== undefined && Object.values(policy.limits).some((v) => v !== undefined))
     classes.push('resources')
   if ((policy.shield?.hiddenPlaces ?? 0) > 0) classes.push('secrets')

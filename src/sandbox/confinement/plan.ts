@@ -7,7 +7,8 @@
  */
 import type { EnforcementAccount, SandboxBackendName } from '../../policy/backends.js'
 import type { SandboxGrants } from '../../policy/grants.js'
-import type { ResourceLimits, SandboxPolicy } from '../../policy/vocabulary.js'
+import { PROXY_PORT } from '../../policy/defaults.js'
+import { allowListOf, type ResourceLimits, type SandboxPolicy } from '../../policy/vocabulary.js'
 import type { ConfinementSteps } from '../../subprocess/types.js'
 import type { LandlockRulesetPlan } from '../ruleset/landlock.js'
 import type { SeccompArch } from '../seccomp/bpf.js'
@@ -116,6 +117,8 @@ export function initArgs(
     background: boolean
     terminal?: boolean
     ruleset: string[]
+    /** Under a network allow-list: the fd the supervisor hands its proxy listener over. */
+    proxyFd?: number | undefined
   },
 ): string[] {
   const s = plan.steps
@@ -132,6 +135,8 @@ export function initArgs(
   if (plan.namespaces.ipc) args.push('--unshare-ipc')
   if (plan.namespaces.net) args.push('--unshare-net')
   if (plan.namespaces.user) args.push('--unshare-user')
+  if (allowListOf(plan.policy.network) && options.proxyFd !== undefined)
+    args.push('--proxy-listener', `${PROXY_PORT}:${options.proxyFd}`)
   args.push(...options.ruleset)
   if (s.filter) args.push('--seccomp-hex', s.filter.toString('hex'))
   return args

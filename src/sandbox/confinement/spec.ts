@@ -4,6 +4,9 @@
  * collected streams spilling into the session's spill dir.
  */
 import type { SubprocessOutputMode, SubprocessSpawnSpec } from '../../subprocess/types.js'
+import { PROXY_PORT } from '../../policy/defaults.js'
+import { proxyEnvironment } from '../../policy/network/proxy-env.js'
+import { allowListOf } from '../../policy/vocabulary.js'
 import type { ConfinementPlan } from './plan.js'
 
 /** A collected stream's spill goes to the session's spill dir (its commands may read it), unless it names one. */
@@ -17,6 +20,8 @@ export function bareSpec(spec: SubprocessSpawnSpec, plan: ConfinementPlan): Subp
   const { confinement: _ignored, ...rest } = spec
   const env = { ...plan.env, ...rest.env }
   if (plan.tempDir !== undefined) env.TMPDIR = plan.tempDir
+  // Under an allow-list the proxy is the only way out: its variables win over the caller's.
+  if (allowListOf(plan.policy.network)) Object.assign(env, proxyEnvironment(PROXY_PORT))
   const out = { ...rest, env }
   const spill = plan.grants.readable[0]?.path
   const stdio = out.stdio

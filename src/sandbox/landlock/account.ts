@@ -3,7 +3,7 @@
  * host, and why not where it does not: a pure function of the probe's facts.
  */
 import type { ClassVerdict, EnforcementAccount } from '../../policy/backends.js'
-import type { EffectClass } from '../../policy/vocabulary.js'
+import { allowListOf, cutsNetwork, type EffectClass } from '../../policy/vocabulary.js'
 import {
   type AccountPolicy,
   accountOf,
@@ -24,15 +24,19 @@ import {
 const PROC_NET =
   "/proc/PID/net of any host process (its tcp, udp and unix tables) lists the host's connections and the paths of its listening unix sockets: Landlock cannot close procfs per process (bubblewrap's own /proc can)"
 
-/** The network class: `inherit` promises nothing; `deny` refuses sockets but leaves /proc/PID/net. */
+/** The network class: `inherit` promises nothing; `deny` and allow-lists refuse sockets but leave /proc/PID/net. */
 function networkVerdict(facts: BackendFacts, policy: AccountPolicy): ClassVerdict {
-  if (policy.network !== 'deny')
+  if (!cutsNetwork(policy.network))
     return no(
       'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
     )
   if (!facts.seccomp) return no('seccomp filters do not load: non-TCP sockets are ungoverned')
+  if (allowListOf(policy.network) && !facts.namespaces.net)
+    return no(
+      'a network allow-list needs a private network namespace (its only way out is the proxy), and none can be made here',
+    )
   const sockets = facts.namespaces.net
-    ? 'a private network namespace holding only loopback; AF_UNIX and AF_VSOCK sockets refused'
+    ? `a private network namespace holding only loopback${allowListOf(policy.network) ? " and the proxy's listener" : ''}; AF_UNIX and AF_VSOCK sockets refused`
     : facts.abi >= 4
       ? 'seccomp refuses socket() (loopback included: no private namespace here); Landlock refuses TCP'
       : 'seccomp refuses socket() (loopback included: no private namespace here)'

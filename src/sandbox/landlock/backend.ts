@@ -1,6 +1,6 @@
 /** The Landlock backend as the table of backends sees it (src/sandbox/backend.ts). */
 import type { BackendCapability } from '../../policy/backends.js'
-import type { SandboxPolicy } from '../../policy/vocabulary.js'
+import { cutsNetwork, type SandboxPolicy } from '../../policy/vocabulary.js'
 import type { SpawnPathChoice } from '../../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
@@ -18,7 +18,7 @@ import { landlockSpec } from './spec.js'
 function landlockFacts(capability: BackendCapability, policy: SandboxPolicy): BackendFacts {
   const uid0 = (process.getuid?.() ?? 0) === 0
   const ns = capability.namespaces
-  const deny = policy.network === 'deny'
+  const deny = cutsNetwork(policy.network)
   return {
     abi: Math.min(capability.abi ?? 0, KNOWN_ABI),
     seccomp: capability.seccomp === true,

@@ -6,7 +6,7 @@
  * namespaces the supervisor entered (IPC as root; IPC and network, through a user namespace, for
  * a denied network).
  */
-import { networkModeOf } from '../../policy/vocabulary.js'
+import { cutsNetwork, networkModeOf } from '../../policy/vocabulary.js'
 import type { SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { ShieldFacts } from '../confinement/account.js'
@@ -45,7 +45,7 @@ export function landlockPlan(
   shield?: ShieldFacts,
   env: Record<string, string> = {},
 ): ConfinementPlan {
-  const namespaces = namespacesFor(host, policy.network === 'deny')
+  const namespaces = namespacesFor(host, cutsNetwork(policy.network))
   const { ipc: privateIpc, net: privateNet, keys: maskKeys } = namespaces
   const entries: RulesetEntry[] = [
     ...view.entries,

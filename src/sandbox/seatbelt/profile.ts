@@ -41,7 +41,12 @@ import { PACKAGE_ROOT } from '../../policy/package-root.js'
 import { vocabularySchemas } from '../../policy/schema/vocabulary.js'
 import { onDemand, zod } from '../../policy/schema/zod-on-demand.js'
 import type { SandboxGrants } from '../../policy/grants.js'
-import { isNormalAbsolutePath, type ConfinedSandboxMode, type NetworkPolicy } from '../../policy/vocabulary.js'
+import {
+  cutsNetwork,
+  isNormalAbsolutePath,
+  type ConfinedSandboxMode,
+  type NetworkPolicy,
+} from '../../policy/vocabulary.js'
 import { darwinCanonicalPath, sbplString, sbplStringProblem } from './literal.js'
 import { DEFAULT_MACH_SERVICES, isNetworkService, MACH_SERVICE_NAME } from './mach-services.js'
 
@@ -191,7 +196,7 @@ export function renderSeatbeltProfile(grants: SandboxGrants, options: SeatbeltPr
   if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'invalid Seatbelt profile request' })
   const mode = grants.mode as ConfinedSandboxMode
 
-  const network: NetworkPolicy = grants.network === 'deny' || options.network === 'deny' ? 'deny' : 'inherit'
+  const network: NetworkPolicy = cutsNetwork(grants.network) || cutsNetwork(options.network) ? 'deny' : 'inherit'
   const roots = unique(grants.writable.filter((w) => w.kind !== 'temp').map((w) => darwinCanonicalPath(w.path)))
   const protectedPaths = unique([...grants.protectedPaths, ...(options.protectedPaths ?? [])].map(darwinCanonicalPath))
   const hiddenPaths = unique([...grants.hiddenPaths, ...(options.hiddenPaths ?? [])].map(darwinCanonicalPath))

@@ -31,6 +31,8 @@ export interface LaunchedRun {
   commandPid: number
   /** pidfd of the supervisor (not our child: watched, never reaped here). */
   pidfd: number
+  /** A network allow-list's listener, made in the run's network namespace (the caller owns it). */
+  proxyListener?: number | undefined
 }
 
 interface Zygote {
@@ -195,8 +197,22 @@ function send(
   }
 }
 
+/** A successful reply's descriptors: the supervisor's pidfd, then (`proxied`) the proxy listener; a short reply throws. */
+function replyFds(
+  native: NativeAddon,
+  fds: readonly number[],
+  proxied: boolean,
+): { pidfd: number; proxyListener: number | undefined } {
+  const [pidfd, ...extra] = fds
+  const proxyListener = proxied ? extra.shift() : undefined
+  for (const fd of extra) native.closeFd(fd)
+  if (pidfd !== undefined && (!proxied || proxyListener !== undefined)) return { pidfd, proxyListener }
+  for (const fd of [pidfd, proxyListener]) if (fd !== undefined) native.closeFd(fd)
+  throw spawnFailure('launcher', 71, undefined, 'short reply')
+}
+
 /** The run the supervisor answered with, or the SpawnError it reported. */
-function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): LaunchedRun {
+function receive(native: NativeAddon, z: Zygote, request: LaunchRequest, proxied: boolean): LaunchedRun {
   const answer = native.launcherReceive(z.control, REPLY_BYTES, REQUEST_TIMEOUT_MS)
   if (typeof answer === 'number') {
     // It left and was maybe acted on: never sent again.
@@ -214,12 +230,10 @@ function receive(native: NativeAddon, z: Zygote, request: LaunchRequest): Launch
     const path = reply.stage === 'exec' ? request.path : reply.stage === 'chdir' ? request.cwd : undefined
     throw spawnFailure(reply.stage, reply.errno, path)
   }
-  const [pidfd, ...extra] = answer.fds
-  for (const fd of extra) native.closeFd(fd)
-  if (pidfd === undefined) throw spawnFailure('launcher', 71, undefined, 'short reply')
+  const { pidfd, proxyListener } = replyFds(native, answer.fds, proxied)
   // An instance's supervisor is pid 1 of its own namespace: its pid here is the pidfd's.
   const supervisorPid = z.resident ? pidOfPidfd(pidfd) : reply.supervisorPid
-  return { supervisorPid, commandPid: reply.commandPid, pidfd }
+  return { supervisorPid, commandPid: reply.commandPid, pidfd, proxyListener }
 }
 
 /** The pid, in this host's namespace, of the process `pidfd` refers to (-1: gone or unknown). */
@@ -248,7 +262,12 @@ export function launch(
   const z = send(native, self, message, fds, resident)
   whileStarting?.()
   try {
-    return receive(native, z, request)
+    return receive(
+      native,
+      z,
+      request,
+      request.confinement?.proxyPort !== undefined || resident?.proxyPort !== undefined,
+    )
   } finally {
     if (resident && retiredResidents.has(resident.key)) retire(native, z)
   }

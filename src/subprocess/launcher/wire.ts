@@ -4,7 +4,7 @@
  * carries the request's descriptors (SCM_RIGHTS: the `fd` stdio slots in order, then the Landlock
  * ruleset), then a body of fields `{u16 tag, u16 0, u32 length, bytes}`, little-endian. The reply
  * is a fixed 32-byte record `{u32 magic "CLR1", i32 errno, char stage[16], i32 supervisor pid,
- * i32 command pid}` carrying the supervisor's pidfd, the status pipe and the host ends of the
+ * i32 command pid}` carrying the supervisor's pidfd (and a network allow-list's listener), the status pipe and the host ends of the
  * stdio pipes. Pure functions: nothing here touches a descriptor.
  */
 
@@ -43,6 +43,8 @@ export interface WireConfinement {
   unshareUser: boolean
   /** The launcher's own mount namespace with /proc/keys masked (the launcher applies it; never on the wire). */
   maskKeys?: boolean | undefined
+  /** A network allow-list: the supervisor listens on 127.0.0.1:proxyPort of the run's namespace and hands the listener over with the reply. */
+  proxyPort?: number | undefined
 }
 
 /** The decoded reply. */
@@ -69,6 +71,7 @@ const TAG = {
   filter: 10,
   credentials: 11,
   rlimit: 12,
+  proxyPort: 13,
 } as const
 
 const FLAG = {
@@ -169,7 +172,8 @@ function flagsOf(request: LaunchRequest): number {
 
 /** The bytes the confinement's fields take (capLast, landlockFlags, filter, credentials, rlimits). */
 function confinementSize(c: WireConfinement): number {
-  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28
+  const proxy = c.proxyPort !== undefined ? 12 : 0
+  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28 + proxy
 }
 
 function writeConfinement(w: FieldWriter, c: WireConfinement): void {
@@ -178,6 +182,7 @@ function writeConfinement(w: FieldWriter, c: WireConfinement): void {
   if (c.filter) w.bytes(TAG.filter, c.filter)
   if (c.credentials) w.u32(TAG.credentials, c.credentials.uid, c.credentials.gid)
   for (const l of c.rlimits) w.rlimit(TAG.rlimit, l.resource, l.soft, l.hard)
+  if (c.proxyPort !== undefined) w.u32(TAG.proxyPort, c.proxyPort)
 }
 
 /** Encodes one request: header and body, ready for `launcherSend`. */

@@ -50,6 +50,8 @@ export interface Child {
   readonly stderr: OutputPipe | undefined
   /** Read ends of the extra pipes (fd 3, 4, …), undefined where the slot was not a pipe. */
   readonly extras: readonly (Socket | undefined)[]
+  /** Hands a network allow-list's listener fd over once the run's supervisor made it (launched and wrapped runs). */
+  readonly proxyListener?: ((take: (fd: number) => void) => void) | undefined
   /** A launched run's supervisor status, line by line (read natively), then the end. */
   readonly statusLines?: ((onLine: (line: string) => void, onEnd: () => void) => void) | undefined
   /** Settles once the leader has exited (and, for our own child, been reaped); never rejects. */

@@ -32,6 +32,7 @@ function wireConfinement(
   steps: ConfinementSteps | undefined,
   namespaces: SubprocessConfinement['namespaces'],
   ruleset: boolean,
+  network?: SubprocessConfinement['network'],
 ): WireConfinement | undefined {
   if (steps === undefined) return undefined
   return {
@@ -48,6 +49,7 @@ function wireConfinement(
     unshareNet: namespaces?.net === true,
     unshareUser: namespaces?.user === true,
     maskKeys: namespaces?.keys === true,
+    proxyPort: network?.proxyPort,
   }
 }
 
@@ -132,7 +134,7 @@ function launchRequest(run: RunContext, pipes: RunPipes, ruleset: boolean, resid
     graceMs: spec.graceMs,
     confinement: resident
       ? wireConfinement(resident.steps, undefined, false)
-      : wireConfinement(spec.confinement?.steps, spec.confinement?.namespaces, ruleset),
+      : wireConfinement(spec.confinement?.steps, spec.confinement?.namespaces, ruleset, spec.confinement?.network),
   }
 }
 
@@ -155,9 +157,11 @@ function launchThroughLauncher(run: RunContext, resident?: ResidentInstance): Ch
     if (!wired) throw new Error('unreachable: the launcher answered before the request left')
     // The status pipe is read natively (two short lines do not need a net.Socket).
     const statusFd = pipes.status[0]
+    const listener = launched.proxyListener
     return {
       ...childOf(launched.supervisorPid, launched.pidfd, false, wired),
       statusLines: (onLine, onEnd) => nativeLines(statusFd, onLine, onEnd),
+      ...(listener === undefined ? {} : { proxyListener: (take: (fd: number) => void) => take(listener) }),
     }
   } catch (error) {
     abandon(pipes, wired)

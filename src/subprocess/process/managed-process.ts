@@ -8,6 +8,8 @@
  * addon, or node:child_process on the portable path; everything here is the same for both.
  */
 import { isSpawnError } from '../../policy/errors.js'
+import type { NetworkFacts } from '../../policy/network/facts.js'
+import { loadNative } from '../native.js'
 import type { SubprocessCollectedOutputs, SubprocessHandle, SubprocessOutcome, SubprocessSpawnSpec } from '../types.js'
 import type { Socket } from 'node:net'
 import type { Child, OutputPipe } from './child.js'
@@ -66,6 +68,8 @@ export class ManagedProcess implements SubprocessHandle {
   private killTimer: NodeJS.Timeout | undefined
   private readonly abortListener: (() => void) | undefined
   private refused: string[] | undefined
+  private proxied: { finish(): NetworkFacts } | undefined
+  private networkFacts: NetworkFacts | undefined
 
   constructor(init: ManagedProcessInit) {
     const { spec } = init
@@ -88,6 +92,7 @@ export class ManagedProcess implements SubprocessHandle {
     }
     this.child = child
     this.pid = child.pid
+    this.serveNetwork(child, spec)
     const stdio = attachStdio(child, spec, output.wiring)
     this.stdin = stdio.stdin
     this.stdout = stdio.stdout
@@ -135,9 +140,21 @@ export class ManagedProcess implements SubprocessHandle {
     return done
   }
 
+  /** Gives the run's proxy listener, once its supervisor made it, to the sandbox's proxy. */
+  private serveNetwork(child: Child, spec: SubprocessSpawnSpec): void {
+    const network = spec.confinement?.network
+    child.proxyListener?.((fd) => {
+      if (this.treeGone || network === undefined) loadNative().closeFd(fd)
+      else this.proxied = network.serve(fd)
+    })
+  }
+
   private markTreeGone(): void {
     if (this.treeGone) return
     this.treeGone = true
+    // Nothing of the run can connect any more: its facts are final.
+    this.networkFacts = this.proxied?.finish()
+    this.proxied = undefined
     // Only now, with nothing of the run left to recreate them.
     const { mustNotAppear = [], mustStay = [] } = this.aftermath
     if (mustNotAppear.length > 0 || mustStay.length > 0)
@@ -170,6 +187,11 @@ export class ManagedProcess implements SubprocessHandle {
   forceKill(): void {
     if (this.treeGone || !this.child) return
     this.strategy.forceKill(this.child)
+  }
+
+  /** What the network allow-list's proxy saw of the run, once its tree is gone. */
+  get network(): NetworkFacts | undefined {
+    return this.networkFacts
   }
 
   /** The `mustNotAppear` paths the run had created, moved aside once its tree was gone. */

@@ -1,11 +1,13 @@
 /**
  * `wrapped` runs (bubblewrap): the program is a wrapper that runs `cordon-exec init` as the
  * command's supervisor inside. The wrapper gets the supervisor's status pipe on fd 3, its own
- * JSON status on fd 4 and the ruleset (when the sandbox built one) on fd 5. Its exit means the
+ * JSON status on fd 4, the ruleset (when the sandbox built one) on fd 5, then, under a network
+ * allow-list, the socket its supervisor hands the proxy listener over. Its exit means the
  * sandbox, and the tree, are gone. bwrap does not forward signals: they go to the supervisor
  * inside, pinned once the JSON status names its pid, and wait for that until then.
  */
-import { Slot, type SlotValue } from '../native.js'
+import { SpawnError } from '../../policy/errors.js'
+import { loadNative, Slot, type SlotValue } from '../native.js'
 import { readLines } from '../launcher/status-line.js'
 import type { Socket } from 'node:net'
 import { type Child, signalNumber } from './child.js'
@@ -50,6 +52,31 @@ class InnerSupervisor {
   }
 }
 
+const ETIMEDOUT = 110
+const LISTENER_POLL_MS = 2
+
+/** The socket pair a wrapped run's supervisor hands its proxy listener over: [host end, child end]. */
+function proxySocket(): [number, number] {
+  const pair = loadNative().socketPair()
+  if (typeof pair === 'number') throw new SpawnError({ stage: 'pipe', errno: -pair })
+  return pair
+}
+
+/** Hands `take` the listener once it arrives on `hostEnd` (polled: it comes within the wrapper's start); closes `hostEnd`. */
+function awaitListener(hostEnd: number, take: (fd: number) => void): void {
+  const native = loadNative()
+  const answer = native.launcherReceive(hostEnd, 1, 0)
+  if (answer === -ETIMEDOUT) {
+    setTimeout(() => awaitListener(hostEnd, take), LISTENER_POLL_MS).unref()
+    return
+  }
+  native.closeFd(hostEnd)
+  if (typeof answer === 'number') return // the wrapper ended before its supervisor made one
+  const [listener, ...rest] = answer.fds
+  for (const fd of rest) native.closeFd(fd)
+  if (listener !== undefined) take(listener)
+}
+
 /** The strategy of a `wrapped` run. */
 export const wrappedRun: LaunchStrategyFactory = (run) => {
   const inner = new InnerSupervisor(run)
@@ -59,7 +86,18 @@ export const wrappedRun: LaunchStrategyFactory = (run) => {
       const rulesetFd = openRuleset(run.spec.confinement?.wrapper?.ruleset)
       const extra: SlotValue[] = [Slot.Pipe, Slot.Pipe]
       if (rulesetFd !== undefined) extra.push(rulesetFd)
-      return startOwnChild(run, 'wrapped', extra)
+      if (run.spec.confinement?.network === undefined) return startOwnChild(run, 'wrapped', extra)
+      const [hostEnd, childEnd] = proxySocket()
+      try {
+        const child = startOwnChild(run, 'wrapped', [...extra, childEnd])
+        // Assigned, not spread: the child's `running` is a getter.
+        return Object.assign(child, { proxyListener: (take: (fd: number) => void) => awaitListener(hostEnd, take) })
+      } catch (error) {
+        loadNative().closeFd(hostEnd)
+        throw error
+      } finally {
+        loadNative().closeFd(childEnd)
+      }
     },
     commandExit(child) {
       const exit = supervisedCommandExit(run, child, false)

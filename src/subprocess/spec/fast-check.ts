@@ -27,8 +27,10 @@ const CONFINEMENT_KEYS = new Set([
   'mustNotAppear',
   'mustStay',
   'resident',
+  'network',
 ])
-const RESIDENT_KEYS = new Set(['key', 'argv', 'wrapperSteps', 'command', 'steps'])
+const RESIDENT_KEYS = new Set(['key', 'argv', 'wrapperSteps', 'command', 'steps', 'proxyPort'])
+const NETWORK_KEYS = new Set(['proxyPort', 'serve'])
 const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
 const LINK_KEYS = new Set(['path', 'target'])
 
@@ -78,6 +80,13 @@ function wrapper(w: unknown): boolean {
   return w.ruleset === undefined || isObject(w.ruleset)
 }
 
+const port = (p: unknown) => typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535
+
+function network(n: unknown): boolean {
+  if (n === undefined) return true
+  return isObject(n) && onlyKeys(n, NETWORK_KEYS) && port(n.proxyPort) && typeof n.serve === 'function'
+}
+
 const strings = (a: unknown) => Array.isArray(a) && a.length > 0 && a.every(cleanString)
 
 function resident(r: unknown): boolean {
@@ -85,6 +94,7 @@ function resident(r: unknown): boolean {
   if (!isObject(r) || !onlyKeys(r, RESIDENT_KEYS) || typeof r.key !== 'string' || r.key === '') return false
   if (!strings(r.argv) || !isObject(r.steps) || (r.wrapperSteps !== undefined && !isObject(r.wrapperSteps)))
     return false
+  if (r.proxyPort !== undefined && !port(r.proxyPort)) return false
   const c = r.command
   return (
     isObject(c) &&
@@ -102,7 +112,7 @@ function confinement(v: unknown): boolean {
   if (v.mode !== 'read-only' && v.mode !== 'workspace-write') return false
   if (v.steps !== undefined && !isObject(v.steps)) return false
   if (!namespaces(v.namespaces) || !mustNotAppear(v.mustNotAppear) || !mustStay(v.mustStay)) return false
-  return wrapper(v.wrapper) && resident(v.resident)
+  return wrapper(v.wrapper) && resident(v.resident) && network(v.network)
 }
 
 /** argv: a non-empty list of strings without NUL, the program not empty. */

@@ -35,6 +35,7 @@ export const processFieldsSchema = onDemand(() => {
 /** The schema of a spec's confinement (what the sandbox floor adds). */
 function confinementSchema() {
   const { z } = zod()
+  const port = z.number().int().min(1).max(65535)
   return z
     .object({
       backend: z.union([z.literal('landlock'), z.literal('bubblewrap'), z.literal('seatbelt')]),
@@ -83,6 +84,14 @@ function confinementSchema() {
             })
             .strict(),
           steps: z.object({}).passthrough(),
+          proxyPort: port.optional(),
+        })
+        .strict()
+        .optional(),
+      network: z
+        .object({
+          proxyPort: port,
+          serve: z.custom<(fd: number) => unknown>((f) => typeof f === 'function', 'must be a function'),
         })
         .strict()
         .optional(),

@@ -107,13 +107,17 @@ describe('sandbox vocabulary', () => {
       type: string
       required: string[]
       additionalProperties: boolean
-      properties: Record<string, { enum?: string[]; const?: string; type?: string }>
+      properties: Record<
+        string,
+        { enum?: string[]; const?: string; type?: string; anyOf?: Array<{ enum?: string[]; properties?: object }> }
+      >
     }
     expect(schema.type).toBe('object')
     expect(schema.required).toEqual(['mode', 'workspaceRoot'])
     expect(schema.additionalProperties).toBe(false)
     expect(schema.properties.mode!.enum).toEqual([...SANDBOX_MODES])
-    expect(schema.properties.network!.enum).toEqual(['inherit', 'deny'])
+    expect(schema.properties.network!.anyOf?.[0]?.enum).toEqual(['inherit', 'deny'])
+    expect(Object.keys(schema.properties.network!.anyOf?.[1]?.properties ?? {})).toEqual(['allow', 'deny'])
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         'allowUnixSockets',
