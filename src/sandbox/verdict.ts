@@ -8,6 +8,7 @@
 import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } from '../policy/errors.js'
 import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
+import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from './facts.js'
 import type { ConfinementPlan } from './confinement/plan.js'
@@ -20,6 +21,8 @@ export interface RunVerdict {
   runnerFailed?: boolean
   backend?: string
   deniedPaths?: string[]
+  network?: NetworkFacts
+  deniedFor?: Array<'files' | 'network'>
 }
 
 /** Whether `error` is a spawn failure at a confinement stage: the sandbox failed, not the command. */
@@ -75,6 +78,8 @@ export function runVerdict(
     failures?: ReadonlyArray<{ cwd: string; command: string }> | undefined
     /** What the runtime took away once the tree was gone (SubprocessHandle.refusedPaths; src/subprocess/process/must-not-appear.ts). */
     refused?: readonly string[] | undefined
+    /** What a network allow-list's proxy saw of the run (SubprocessHandle.network). */
+    network?: NetworkFacts | undefined
   },
 ): RunVerdict {
   const runnerFailed = run.runnerFailed === true
@@ -97,15 +102,20 @@ export function runVerdict(
     writable: plan.writable,
   })
   const deniedPaths = [...new Set([...classified.deniedPaths, ...appeared])]
-  const denied = classified.denied || appeared.length > 0
+  const files = classified.denied || appeared.length > 0
+  // A refusal is the sandbox's fact; it is a denial of the run only when the run then failed.
+  const network = (run.network?.refused.length ?? 0) > 0 && run.exitCode !== 0 && !runnerFailed
   const verdict: RunVerdict = {
     mode: plan.policy.mode,
-    denied,
+    denied: files || network,
     backend: plan.backend,
     enforcement: plan.account.enforcement,
   }
   if (runnerFailed) verdict.runnerFailed = true
   if (deniedPaths.length > 0) verdict.deniedPaths = deniedPaths
+  if (run.network) verdict.network = run.network
+  if (files || network)
+    verdict.deniedFor = [...(files ? ['files' as const] : []), ...(network ? ['network' as const] : [])]
   return verdict
 }
 

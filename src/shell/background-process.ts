@@ -57,14 +57,16 @@ export class BackgroundShellProcess implements ShellProcess {
         this.signal = outcome.signal
         const stderr = handle.collected.stderr?.readFrom(0).text ?? ''
         const stdout = handle.collected.stdout?.readFrom(0).text ?? ''
-        this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout, handle.refusedPaths))
+        const facts = (refused = handle.refusedPaths) =>
+          executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout, refused, handle.network)
+        this.stamp(facts())
         // What appeared where it must not is taken away once, by the runtime when the tree is gone,
-        // which a job's tree may be only after its command: the facts then say so as well.
+        // which a job's tree may be only after its command; the proxy's facts are final then too.
         if (prepared.plan && handle.refusedPaths === undefined) {
           void handle.waitForExit().then(() => {
             const refused = handle.refusedPaths
-            if (refused !== undefined && refused.length > 0)
-              this.stamp(executor.factsOf(prepared, outcome.exitCode, stderr, spec, false, stdout, refused))
+            if ((refused !== undefined && refused.length > 0) || handle.network !== undefined)
+              this.stamp(facts(refused))
           })
         }
         this.status = outcome.signal !== null || this.killRequested || this.aborted ? 'killed' : 'completed'

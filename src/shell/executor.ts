@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+import type { NetworkFacts } from '../policy/network/facts.js'
 import { runnerFailureToError, runVerdict, type VerdictPlan } from '../sandbox/verdict.js'
 import { armFailureLog, readFailureLog } from './failure-log.js'
 import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
@@ -190,6 +191,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
     runnerFailed = false,
     stdout = '',
     refused?: readonly string[],
+    network?: NetworkFacts,
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
@@ -203,6 +205,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
       runnerFailed,
       failures,
       refused,
+      network,
     })
   }
 
@@ -259,6 +262,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         false,
         stdout.text,
         handle.refusedPaths,
+        handle.network,
       )
       if (sandbox) result.sandbox = sandbox
       return result

@@ -4,6 +4,7 @@
  * sandbox facts of how it ended. Its own file so `background-process.ts` depends on this seam,
  * not on the executor that constructs it (no import cycle).
  */
+import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import type { VerdictPlan } from '../sandbox/verdict.js'
 import type { SubprocessSpawnSpec } from '../subprocess/types.js'
@@ -41,5 +42,6 @@ export interface SpawnPreparer {
     runnerFailed?: boolean,
     stdout?: string,
     refused?: readonly string[],
+    network?: NetworkFacts,
   ): ShellSandboxInfo | undefined
 }

@@ -4,6 +4,7 @@
  * A caller's ShellExecRequest is resolved into a ShellExecSpec; `run` yields a
  * ShellRunResult, `start` a ShellProcess. Types only: no values live here.
  */
+import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 
 import type { CollectedOutput, DshEnvironment, DshEnvironmentKey } from '../subprocess/types.js'
@@ -77,6 +78,13 @@ export interface ShellSandboxInfo {
   backend?: string
   /** cordon: the denied paths, where the backend can name them. */
   deniedPaths?: readonly string[]
+  /**
+   * cordon: under a network allow-list, what its proxy saw: each host:port refused (how often, why)
+   * and the bytes of each allowed one. A failed run with a refusal is `denied`, for the network.
+   */
+  network?: NetworkFacts
+  /** cordon: what `denied` rests on: a file operation, the network, or both. */
+  deniedFor?: ReadonlyArray<'files' | 'network'>
 }
 
 /** The outcome of one completed (or killed) foreground run. */
