@@ -123,6 +123,18 @@ describe('fail closed: a host whose Landlock syscalls fail with ENOSYS', () => {
     expect(fs.existsSync(path.join(dir, 'ran-workspace-write'))).toBe(true)
   })
 
+  it('without namespaces (unshare fails), a network allow-list is refused while deny still runs', async (ctx) => {
+    await needBackend(ctx, 'landlock')
+    const { report, dir } = await runHarness(['unshare'])
+    expect(report.capability.usable).toBe(true)
+    expect(report.results['allow-list']).toMatchObject({ ran: false, code: 'SANDBOX_UNAVAILABLE' })
+    expect(report.results['allow-list']?.message).toMatch(/network namespace/)
+    expect(fs.existsSync(path.join(dir, 'ran-allow-list'))).toBe(false)
+    // The control: the same host runs a denied network (partial: no namespace for it either).
+    expect(report.results.deny).toMatchObject({ ran: true, exitCode: 0, backend: 'landlock' })
+    expect(fs.existsSync(path.join(dir, 'ran-deny'))).toBe(true)
+  })
+
   it('the harness sees CORDON_REQUIRE_BACKENDS', async () => {
     const { report } = await runHarness(['landlock_create_ruleset'], { CORDON_REQUIRE_BACKENDS: 'landlock' })
     expect(report.required).toBe(true)
