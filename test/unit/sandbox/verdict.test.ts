@@ -96,7 +96,37 @@ describe('runVerdict', () => {
       backend: 'landlock',
       enforcement: 'full',
       deniedPaths: [path.join(outside, 'x')],
+      deniedFor: ['files'],
     })
+  })
+
+  it('a failed run the proxy refused is denied for the network; a run that passed is not, but keeps the facts', () => {
+    const network = {
+      refused: [{ host: 'evil.example', port: 443, count: 2, reason: 'not-allowed' as const }],
+      allowed: [{ host: 'registry.example', port: 443, connections: 1, bytesSent: 10, bytesReceived: 20 }],
+    }
+    const failed = runVerdict(plan, {
+      exitCode: 6,
+      stderr: 'curl: (56) CONNECT tunnel failed, response 403',
+      cwd: root,
+      network,
+    })
+    expect(failed).toMatchObject({ denied: true, deniedFor: ['network'], network })
+    const passed = runVerdict(plan, { exitCode: 0, stderr: '', cwd: root, network })
+    expect(passed.denied).toBe(false)
+    expect(passed.deniedFor).toBeUndefined()
+    expect(passed.network).toEqual(network)
+    // Nothing refused: a failure is the command's own.
+    const own = runVerdict(plan, { exitCode: 1, stderr: '', cwd: root, network: { refused: [], allowed: [] } })
+    expect(own.denied).toBe(false)
+    // Both at once.
+    const both = runVerdict(plan, {
+      exitCode: 1,
+      stderr: `touch: cannot touch '${outside}/x': Permission denied\n`,
+      cwd: root,
+      network,
+    })
+    expect(both.deniedFor).toEqual(['files', 'network'])
   })
 
   it('a clean run is not denied and names no paths; a runner failure says so and is never a denial', () => {
