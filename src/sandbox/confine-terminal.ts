@@ -45,11 +45,14 @@ import { constants as osConstants } from 'node:os'
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SandboxUnavailableError, SpawnError } from '../policy/errors.js'
-import type { SandboxEnforcement, SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import { PROXY_PORT } from '../policy/defaults.js'
+import { proxyEnvironment } from '../policy/network/proxy-env.js'
+import { allowListOf, type SandboxEnforcement, type SandboxExecutionPolicy } from '../policy/vocabulary.js'
 import { mergeEnv, scrubbedParentEnv } from '../subprocess/env/scrub.js'
 import { helperMissingReason, helperPath } from '../subprocess/native.js'
 import { findProgram } from '../subprocess/program-path.js'
 import { validateTerminalSpec } from '../subprocess/spec/terminal-schema.js'
+import { PROXY_FD_PLACEHOLDER } from '../subprocess/launcher/proxy-listener.js'
 import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal/ruleset-handover.js'
 import type { HandedRuleset, SubprocessTerminalSpawnSpec, TerminalAftermath } from '../subprocess/types.js'
 import { backendOf } from './backend.js'
@@ -92,6 +95,8 @@ export function confineTerminal(
   }
   // The plan's environment (package caches, the owner's HOME) under the caller's, TMPDIR over both.
   const env = { ...plan.env, ...spec.env, ...(plan.tempDir === undefined ? {} : { TMPDIR: plan.tempDir }) }
+  // Under an allow-list the proxy is the only way out: its variables win over the caller's.
+  if (allowListOf(plan.policy.network)) Object.assign(env, proxyEnvironment(PROXY_PORT))
   // Landlock: a ruleset of the spawn's own (built ahead once the last terminal is done) is handed
   // over as an inherited descriptor (spawnTerminal), so cordon-exec parses and builds no rules.
   const terminal = backendOf(plan.backend).terminal
@@ -144,6 +149,7 @@ function launcherArgs(
     background: false,
     terminal: true,
     ruleset: handed ? ['--ruleset-fd', RULESET_FD_PLACEHOLDER] : rulesetArgsFor(plan, undefined),
+    proxyFd: PROXY_FD_PLACEHOLDER,
   })
   // The supervisor is the host's own child only under Landlock (bwrap stands between otherwise):
   // it refuses to start when its parent is already gone.

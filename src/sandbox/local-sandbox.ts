@@ -236,11 +236,6 @@ export class LocalSandbox {
       // cordon-exec builds the ruleset itself; building it here too (cached) refuses one the
       // kernel would refuse before anything starts, exactly as confine() does.
       plan: (p: SandboxExecutionPolicy): ConfinementPlan | undefined => {
-        if (isConfinedMode(p.mode) && allowListOf(p.network))
-          throw new SandboxUnavailableError(p.mode, {
-            reason: 'network allow-lists are not built for confined terminals yet',
-            remedy: REMEDY_ALLOW_LIST,
-          })
         const plan = this.plan(p)
         if (plan !== undefined && !isLinuxPlan(plan)) {
           throw new SandboxUnavailableError(p.mode, { reason: 'confined terminals are not built for Seatbelt yet' })
@@ -250,7 +245,10 @@ export class LocalSandbox {
       },
       rulesetOf: (plan: ConfinementPlan) => this.session.handedRuleset(plan),
     }
-    return confineTerminal(planner, spec, policy)
+    const confined = confineTerminal(planner, spec, policy)
+    const list = allowListOf(policy.network)
+    if (list === undefined || confined.backend === 'none') return confined
+    return { ...confined, spec: { ...confined.spec, network: this.proxied(list) } }
   }
 
   /** Where a run under `list` hands its proxy listener: this sandbox's proxy, for that run. */

@@ -305,6 +305,11 @@ export interface SubprocessTerminalSpawnSpec {
    * put back ({@link SubprocessTerminalHandle.refusedPaths} names them).
    */
   aftermath?: TerminalAftermath | undefined
+  /**
+   * cordon: a network allow-list (set by `confineTerminal`, its argv says `--proxy-listener
+   * PORT:@proxy`): the launcher hands its listener over a socket pair made for this spawn.
+   */
+  network?: ProxiedNetwork | undefined
 }
 
 /** cordon: what a confined terminal session must leave as it found it (see `confinement.mustNotAppear`). */
@@ -362,6 +367,8 @@ export interface SubprocessTerminalHandle extends AsyncIterable<string> {
   readonly done: Promise<SubprocessOutcome>
   /** cordon: the `aftermath` paths the session created or changed, moved aside once it was gone. */
   readonly refusedPaths?: readonly string[] | undefined
+  /** cordon: what the network allow-list's proxy saw of the session, once it is gone. */
+  readonly network?: NetworkFacts | undefined
   /** Calls `listener` with each chunk of output from now on (node-pty's shape); dispose() stops it. */
   onData(listener: (text: string) => void): SubprocessTerminalDisposable
   /** Types `data` into the terminal (keys, pastes, control bytes); false once the terminal has closed. */

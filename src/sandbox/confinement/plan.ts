@@ -117,8 +117,8 @@ export function initArgs(
     background: boolean
     terminal?: boolean
     ruleset: string[]
-    /** Under a network allow-list: the fd the supervisor hands its proxy listener over. */
-    proxyFd?: number | undefined
+    /** Under a network allow-list: the fd the supervisor hands its proxy listener over (or a placeholder the spawn fills). */
+    proxyFd?: number | string | undefined
   },
 ): string[] {
   const s = plan.steps

@@ -6,7 +6,7 @@
  * sandbox, and the tree, are gone. bwrap does not forward signals: they go to the supervisor
  * inside, pinned once the JSON status names its pid, and wait for that until then.
  */
-import { SpawnError } from '../../policy/errors.js'
+import { awaitListener, proxySocket } from '../launcher/proxy-listener.js'
 import { loadNative, Slot, type SlotValue } from '../native.js'
 import { readLines } from '../launcher/status-line.js'
 import type { Socket } from 'node:net'
@@ -50,31 +50,6 @@ class InnerSupervisor {
     this.inner?.release()
     this.inner = undefined
   }
-}
-
-const ETIMEDOUT = 110
-const LISTENER_POLL_MS = 2
-
-/** The socket pair a wrapped run's supervisor hands its proxy listener over: [host end, child end]. */
-function proxySocket(): [number, number] {
-  const pair = loadNative().socketPair()
-  if (typeof pair === 'number') throw new SpawnError({ stage: 'pipe', errno: -pair })
-  return pair
-}
-
-/** Hands `take` the listener once it arrives on `hostEnd` (polled: it comes within the wrapper's start); closes `hostEnd`. */
-function awaitListener(hostEnd: number, take: (fd: number) => void): void {
-  const native = loadNative()
-  const answer = native.launcherReceive(hostEnd, 1, 0)
-  if (answer === -ETIMEDOUT) {
-    setTimeout(() => awaitListener(hostEnd, take), LISTENER_POLL_MS).unref()
-    return
-  }
-  native.closeFd(hostEnd)
-  if (typeof answer === 'number') return // the wrapper ended before its supervisor made one
-  const [listener, ...rest] = answer.fds
-  for (const fd of rest) native.closeFd(fd)
-  if (listener !== undefined) take(listener)
 }
 
 /** The strategy of a `wrapped` run. */

@@ -41,6 +41,10 @@ const schemas = onDemand(() => {
           mustStay: z.array(z.object({ path: z.string(), target: z.string() })).optional(),
         })
         .optional(),
+      network: z
+        .object({ proxyPort: z.number().int().min(1).max(65535), serve: z.function() })
+        .strict()
+        .optional(),
     })
     .strict()
 

@@ -9,7 +9,10 @@ import { readlinkSync, readSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { InvalidRequestError } from '../../policy/errors.js'
 import { validateSignalName, validateTerminalSize } from '../spec/terminal-schema.js'
+import type { NetworkFacts } from '../../policy/network/facts.js'
+import { loadNative } from '../native.js'
 import type {
+  ProxiedNetwork,
   SubprocessOutcome,
   SubprocessTerminalDisposable,
   SubprocessTerminalForeground,
@@ -74,6 +77,8 @@ export class LocalTerminal implements SubprocessTerminalHandle {
   private readonly graceMs: number
   private readonly launcher: boolean
   private readonly aftermath: TerminalAftermath | undefined
+  private proxied: { finish(): NetworkFacts } | undefined
+  private networkFacts: NetworkFacts | undefined
   private refused: string[] | undefined
   /** Under a launcher: its first child, the program (pid and start time), once seen. */
   private program: { pid: number; startTime: string } | undefined
@@ -280,7 +285,21 @@ export class LocalTerminal implements SubprocessTerminalHandle {
     const { mustNotAppear = [], mustStay = [] } = this.aftermath ?? {}
     if (mustNotAppear.length > 0 || mustStay.length > 0)
       this.refused = [...takeAwayAppeared(mustNotAppear), ...restoreLinks(mustStay)]
+    // Nothing of the session can connect any more: the proxy's facts are final.
+    this.networkFacts = this.proxied?.finish()
+    this.proxied = undefined
     this.onGone?.(this)
+  }
+
+  /** Serves the session's proxy listener through `network` until the session is gone. */
+  serveNetwork(network: ProxiedNetwork, fd: number): void {
+    if (this.sessionGone) loadNative().closeFd(fd)
+    else this.proxied = network.serve(fd)
+  }
+
+  /** What the network allow-list's proxy saw of the session, once it is gone. */
+  get network(): NetworkFacts | undefined {
+    return this.networkFacts
   }
 
   /** The aftermath paths the session created or changed, moved aside once it was gone. */

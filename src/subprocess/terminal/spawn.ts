@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs'
 import { SpawnError } from '../../policy/errors.js'
 import { envToArray, mergeEnv, scrubbedParentEnv } from '../env/scrub.js'
-import { loadNative } from '../native.js'
+import { awaitListener, PROXY_FD_PLACEHOLDER, proxySocket } from '../launcher/proxy-listener.js'
+import { loadNative, type NativeAddon } from '../native.js'
 import { validateTerminalSpec } from '../spec/terminal-schema.js'
 import type { SubprocessTerminalSpawnSpec } from '../types.js'
 import { TERMINAL_PROC_REMEDY, TerminalUnavailableError } from './errors.js'
@@ -89,6 +90,37 @@ function assertObservable(): void {
   }
 }
 
+/**
+ * Under a network allow-list: a socket pair for the launcher's listener, its child end made
+ * inheritable for the next fork and named in the argv in place of the placeholder; undefined
+ * without one. Refuses (stage namespace) an argv that does not ask for it.
+ */
+function handOverProxySocket(
+  spec: SubprocessTerminalSpawnSpec,
+  argv: readonly string[],
+  native: NativeAddon,
+): { hostEnd: number; childEnd: number; argv: string[] } | undefined {
+  if (spec.network === undefined) return undefined
+  const suffix = `:${PROXY_FD_PLACEHOLDER}`
+  const at = argv.findIndex((a, i) => a.endsWith(suffix) && argv[i - 1] === '--proxy-listener')
+  if (at < 0)
+    throw new SpawnError({ stage: 'namespace', errno: 22, detail: "the terminal's argv does not ask for its listener" })
+  const [hostEnd, childEnd] = proxySocket()
+  const rc = native.setCloexec(childEnd, false)
+  if (rc !== 0) {
+    native.closeFd(hostEnd)
+    native.closeFd(childEnd)
+    throw new SpawnError({
+      stage: 'namespace',
+      errno: -rc,
+      detail: "the terminal's listener socket cannot be handed over",
+    })
+  }
+  const out = [...argv]
+  out[at] = `${out[at]!.slice(0, -PROXY_FD_PLACEHOLDER.length)}${childEnd}`
+  return { hostEnd, childEnd, argv: out }
+}
+
 /** Validates, loads node-pty, checks the program and cwd, then forks the terminal. */
 export async function spawnLocalTerminal(
   spec: SubprocessTerminalSpawnSpec,
@@ -103,13 +135,19 @@ export async function spawnLocalTerminal(
   checkProgram(spec, env)
   const native = loadNative() // before the fork: a missing addon refuses the allocation
   const handed = handOverRuleset(spec, native)
-  hooks.beforeFork?.()
+  let proxy: { hostEnd: number; childEnd: number; argv: string[] } | undefined
   let proc: PtyProcess
   try {
-    proc = forkPty(pty, handed?.argv ?? spec.argv, spec, env)
+    proxy = handOverProxySocket(spec, handed?.argv ?? spec.argv, native)
+    hooks.beforeFork?.()
+    proc = forkPty(pty, proxy?.argv ?? handed?.argv ?? spec.argv, spec, env)
+  } catch (error) {
+    if (proxy !== undefined) native.closeFd(proxy.hostEnd)
+    throw error
   } finally {
-    // node-pty forked synchronously: the launcher holds its copy now, the host needs none.
+    // node-pty forked synchronously: the launcher holds its copies now, the host needs none.
     if (handed !== undefined) native.closeFd(handed.fd)
+    if (proxy !== undefined) native.closeFd(proxy.childEnd)
   }
   // node-pty opens masters without close-on-exec: every later child of the host (the next
   // terminal's program above all, which node-pty forks without closing anything) would hold this
@@ -120,6 +158,9 @@ export async function spawnLocalTerminal(
     { graceMs: spec.graceMs, launcher: spec.launcher === true, aftermath: spec.aftermath },
     hooks.onGone,
   )
+  const network = spec.network
+  if (proxy !== undefined && network !== undefined)
+    awaitListener(proxy.hostEnd, (fd) => terminal.serveNetwork(network, fd))
   // The next terminal of this plan gets a ruleset built while nothing starts.
   const prepare = spec.ruleset?.prepareNext
   if (prepare) void terminal.done.finally(() => setImmediate(prepare))
