@@ -126,6 +126,7 @@ export async function startStandInHosts(filesDir?: string): Promise<StandInHosts
   const raw = { port: 0, accepted: 0 }
   const rawServer = net.createServer((s) => {
     raw.accepted++
+    s.on('error', () => {}) // a client that reads three bytes and goes resets us
     s.end('raw\n')
   })
   raw.port = await listen(rawServer, '0.0.0.0')
