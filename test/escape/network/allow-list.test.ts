@@ -78,8 +78,9 @@ describe('network allow-list attacks', () => {
           const res = r.results
           // The allowed host is reached: the namespace and proxy work, so each refusal below is theirs.
           expect(res.allowed?.stdout, JSON.stringify(res.allowed)).toBe(`hello from ${STAND_IN.allowed.name}\n`)
-          // No route but the proxy: a raw connect and a datagram fail at once, and nothing arrives.
-          for (const id of ['rawHost', 'rawLoopback', 'udpHost', 'udpLoopback']) {
+          // No route but the proxy: a raw connect and a datagram fail at once, and nothing arrives (a
+          // datagram to 127.0.0.1 is sent, into the namespace's own loopback, where nothing listens).
+          for (const id of ['rawHost', 'rawLoopback', 'udpHost']) {
             expect(res[id]?.exitCode, `${id}: ${JSON.stringify(res[id])}`).not.toBe(0)
             expect(res[id]?.ms ?? Number.POSITIVE_INFINITY).toBeLessThan(5000)
           }
