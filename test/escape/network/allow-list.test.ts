@@ -25,7 +25,7 @@ const ATTACKS: Record<string, string> = {
   metadataName: `curl -sS -f -m 10 http://${STAND_IN.metadata.name}/latest/meta-data/`,
   privateName: `curl -sS -f -m 10 http://${STAND_IN.private.name}/`,
   serverName: `openssl s_client -proxy 127.0.0.1:3128 -connect ${STAND_IN.allowed.name}:443 -servername ${STAND_IN.other.name} </dev/null`,
-  literalLoopback: `curl -sS -m 10 --noproxy '' -x ${PROXY} --http0.9 http://127.0.0.1:\${RAW}/`,
+  literalLoopback: `curl -sS -m 10 --noproxy '' -x ${PROXY} http://127.0.0.1:\${RAW}/`,
   allowed: `curl -sS -f -m 10 http://${STAND_IN.allowed.name}/hello`,
 }
 
@@ -107,8 +107,9 @@ describe('network allow-list attacks', () => {
           // A CONNECT to the allowed host with another server name: refused before any TLS handshake.
           expect(refusalsOf(res.serverName, STAND_IN.other.name).map((f) => f.reason)).toEqual(['server-name'])
           expect(r.tls.handshakes).toBe(0)
-          // The list's literal address is the one way to loopback.
-          expect(res.literalLoopback?.stdout).toContain('raw')
+          // The list's literal address is the one way to loopback: not refused, and it reached the
+          // raw listener (counted above), which answers no HTTP.
+          expect(refusalsOf(res.literalLoopback, '127.0.0.1')).toEqual([])
         }, 600_000)
       }
     })
