@@ -33,11 +33,11 @@ const COMMANDS: Record<string, string> = {
   refused: `curl -sS -f -m 20 http://${STAND_IN.other.name}/hello`,
   nodeHttp: `node -e "${NODE_HTTP}"`,
   nodeFetch: `node -e "${NODE_FETCH}"`,
-  git: `git clone -q http://${A}/files/repo.git "$TMPDIR/repo" && cat "$TMPDIR/repo/README"`,
+  git: `git clone -q http://${A}/files/repo.git repo && cat repo/README`,
   npmView: `npm view ${PKG} version ${NPM}`,
-  npmInstall: `mkdir -p "$TMPDIR/proj" && cd "$TMPDIR/proj" && npm install ${PKG} ${NPM} >/dev/null && node -p "require('${PKG}')"`,
+  npmInstall: `mkdir -p proj && cd proj && npm install ${PKG} ${NPM} >/dev/null && node -p "require('${PKG}')"`,
 }
-const PIP = `python3 -m pip download -q --no-deps --no-cache-dir -d "$TMPDIR/pip" --index-url http://${A}/files/simple/ --trusted-host ${A} ${PKG} && ls "$TMPDIR/pip"`
+const PIP = `python3 -m pip download -q --no-deps --no-cache-dir -d pip --index-url http://${A}/files/simple/ --trusted-host ${A} ${PKG} && ls pip`
 
 const NETWORK = { allow: [A, '*.wild.test'], deny: [STAND_IN.wild.name] }
 const CONFIGS = [
@@ -59,7 +59,14 @@ describe('real work under a network allow-list', () => {
         await needBackend(ctx, config.backend)
         // pip is root's here (its Python lives under /root); uid 65534 has no pip to run.
         const commands = user === 'root' ? { ...COMMANDS, pip: PIP } : COMMANDS
-        const r = await runAllowListHost(user, { ...config, network: NETWORK, files, commands })
+        // Real work writes: a clone, node_modules (chmod included, which read-only refuses).
+        const r = await runAllowListHost(user, {
+          ...config,
+          mode: 'workspace-write',
+          network: NETWORK,
+          files,
+          commands,
+        })
         const res = r.results
         const hello = `hello from ${A}\n`
         for (const id of ['curlHttp', 'curlHttps', 'curlSocks', 'nodeHttp'])
