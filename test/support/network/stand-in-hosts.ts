@@ -109,7 +109,10 @@ export async function startStandInHosts(filesDir?: string): Promise<StandInHosts
       return pump()
     }
     if (url.pathname.startsWith('/files/')) {
-      const file = path.join(files, decodeURIComponent(url.pathname.slice('/files/'.length)))
+      let file = path.join(files, decodeURIComponent(url.pathname.slice('/files/'.length)))
+      // A directory is its index.html (pip's "simple" pages).
+      if (file.startsWith(files) && fs.existsSync(file) && fs.statSync(file).isDirectory())
+        file = path.join(file, 'index.html')
       if (file.startsWith(files) && fs.existsSync(file) && fs.statSync(file).isFile()) {
         return void fs.createReadStream(file).pipe(res)
       }
