@@ -60,8 +60,14 @@ const CLASSES: readonly RangeClass[] = [
       ['ff00::', 8, 'ipv6'],
     ],
   },
-  // 240/4 holds the broadcast address 255.255.255.255.
-  { name: 'a reserved or broadcast address', ranges: [['240.0.0.0', 4, 'ipv4']] },
+  // 240/4 holds the broadcast address 255.255.255.255; ::/96 is the deprecated IPv4-compatible block.
+  {
+    name: 'a reserved or broadcast address',
+    ranges: [
+      ['240.0.0.0', 4, 'ipv4'],
+      ['::', 96, 'ipv6'],
+    ],
+  },
 ]
 
 const BLOCKS = CLASSES.map((c) => {
