@@ -1,6 +1,13 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect as netConnect, createServer, type Server, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { connect as tlsConnect } from 'node:tls'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { NetworkAllowList } from '../../../../src/policy/vocabulary.js'
 import { NetworkProxy, type NetworkProxyOptions, type ProxiedRun } from '../../../../src/sandbox/network/proxy.js'
@@ -483,3 +490,70 @@ describe('robustness', () => {
     await expect(rawConnect(port)).rejects.toThrow(/ECONNREFUSED/)
   })
 })
+
+describe('a listening socket handed over as a descriptor', () => {
+  it('serves the fd, owns it, and closes it on finish', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-proxy-fd-'))
+    try {
+      // The proxy bundled for a plain node child, which gets a listening socket made by python.
+      await build({
+        entryPoints: [fileURLToPath(new URL('../../../../src/sandbox/network/proxy.ts', import.meta.url))],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        outfile: join(dir, 'proxy.mjs'),
+        logLevel: 'silent',
+      })
+      writeFileSync(join(dir, 'driver.mjs'), FD_DRIVER)
+      const python = [
+        'import os, socket, sys',
+        's = socket.socket()',
+        "s.bind(('127.0.0.1', 0))",
+        's.listen(16)',
+        's.set_inheritable(True)',
+        'port = s.getsockname()[1]',
+        'os.execvp(sys.argv[1], [sys.argv[1], sys.argv[2], str(s.fileno()), str(port), sys.argv[3]])',
+      ].join('\n')
+      const origin = portOf(httpRelay.server)
+      const child = spawn('python3', ['-c', python, process.execPath, join(dir, 'driver.mjs'), String(origin)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      })
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+      const ready = (await lines.next()).value as string
+      const port = Number(/^ready (\d+)$/.exec(ready)?.[1])
+      expect(port).toBeGreaterThan(0)
+      const ok = await viaHttpProxy(port, ['http://allowed.test/fd'])
+      expect(ok.stdout).toBe('http-origin allowed.test GET /fd 0\n200 000')
+      const refused = await viaHttpProxy(port, ['http://evil.test/'])
+      expect(refused.stdout).toMatch(/403 000$/)
+      child.stdin!.write('finish\n')
+      const facts = JSON.parse((await lines.next()).value as string)
+      expect(facts.refused).toEqual([{ host: 'evil.test', port: 80, count: 1, reason: 'not-allowed' }])
+      expect(facts.allowed).toMatchObject([{ host: 'allowed.test', port: 80, connections: 1 }])
+      // The child is still alive, but the listener it was handed is closed.
+      await expect(rawConnect(port)).rejects.toThrow(/ECONNREFUSED/)
+      child.stdin!.end()
+      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+/** The child's side: attach the inherited fd, report, finish on request, exit when stdin ends. */
+const FD_DRIVER = `
+import { connect } from 'node:net'
+import { createInterface } from 'node:readline'
+import { NetworkProxy } from './proxy.mjs'
+const [fd, port, origin] = process.argv.slice(2).map(Number)
+const proxy = new NetworkProxy({
+  resolve: async (host) => (host === 'allowed.test' ? ['198.51.100.1'] : []),
+  connect: () => connect(origin, '127.0.0.1'),
+})
+const run = proxy.attach(fd, { allow: ['allowed.test'] })
+console.log('ready ' + port)
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === 'finish') console.log(JSON.stringify(run.finish()))
+}
+await proxy.close()
+`
