@@ -68,7 +68,11 @@ class Run implements ProxiedRun {
       // A client that ends its sending still gets its answer (a tunnel ends each way on its own).
       client.allowHalfOpen = true
       client.setTimeout(idleMs)
+      // A client that ends before saying anything is owed nothing.
+      const onSilentEnd = () => client.destroy()
+      client.once('end', onSilentEnd)
       client.once('data', (first: Buffer) => {
+        client.removeListener('end', onSilentEnd)
         if (first[0] === SOCKS_VERSION) return serveSocks5(scope, client, first, idleMs)
         // HTTP: hand the socket, first bytes put back, to the HTTP server.
         // The server's parser reads new bytes from the handle itself; resuming delivers the

@@ -181,6 +181,26 @@ describe('HTTP forwarding', () => {
     expect(resolved).toEqual(['allowed.test'])
   })
 
+  it('decides each request on a kept-alive client connection on its own', async () => {
+    const { port, run } = await proxied({ allow: ['allowed.test', 'other.test'] })
+    const out = await curl([
+      '-x',
+      `http://127.0.0.1:${port}`,
+      '-w',
+      ' %{num_connects}\n',
+      'http://allowed.test/one',
+      'http://other.test/two',
+      'http://third.test/three',
+    ])
+    const lines = out.stdout.split('\n')
+    expect(lines[0]).toBe('http-origin allowed.test GET /one 0 1')
+    // The second request reused the first connection to the proxy.
+    expect(lines[1]).toBe('http-origin other.test GET /two 0 0')
+    expect(lines[2]).toContain("third.test:80 is not in this sandbox's network allow-list")
+    expect(run.facts().allowed.map((a) => a.host)).toEqual(['allowed.test', 'other.test'])
+    expect(run.facts().refused).toMatchObject([{ host: 'third.test', reason: 'not-allowed' }])
+  })
+
   it('answers 400 to an origin-form request and 502 when the upstream refuses the connection', async () => {
     const { port, run } = await proxied({ allow: ['dead.test'] })
     const socket = await rawConnect(port)
