@@ -36,6 +36,7 @@ describe('parseHostPattern', () => {
     ['under score.com', 'host name'],
     ['1.2.3', 'host name'],
     ['*.123', 'host name'],
+    ['fe80::1%eth0', 'scoped'],
   ])('refuses %j (%s)', (text, word) => {
     const result = parseHostPattern(text)
     expect('error' in result && result.error).toContain(word)
@@ -64,5 +65,7 @@ describe('normalizeHost and canonicalAddress', () => {
     expect(normalizeHost('[0:0:0:0:0:0:0:1]')).toBe('::1')
     expect(canonicalAddress('2001:0DB8:0000::0001')).toBe('2001:db8::1')
     expect(canonicalAddress('10.0.0.1')).toBe('10.0.0.1')
+    // A scoped address the URL parser rejects keeps its text instead of throwing.
+    expect(normalizeHost('FE80::1%eth0')).toBe('fe80::1%eth0')
   })
 })
