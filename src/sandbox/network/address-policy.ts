@@ -142,6 +142,8 @@ function rangeOf(address: string): string | undefined {
 export function refusedAddress(address: string, list: CompiledAllowList, port: number): string | undefined {
   const bare = address.replace(/^\[(.*)\]$/, '$1')
   if (isIP(bare) === 0) return `${address} is not an IP address`
+  // A zone picks an interface of this host: nothing a sandbox should choose.
+  if (bare.includes('%')) return `${bare} is a scoped (interface-bound) address`
   if (namesAddressLiterally(list, bare, port)) return undefined
   const range = rangeOf(bare)
   return range === undefined ? undefined : `${bare} is ${range}`

@@ -134,11 +134,12 @@ export function createHttpFront(scope: RunScope, idleMs: number): Server {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // Headers arrived: the client is not idle, and a slow upstream may take its time.
     req.socket.setTimeout(0)
-    void forward(scope, req, res)
+    // Nothing here should throw; if it does, this request's socket ends, never the host process.
+    forward(scope, req, res).catch(() => req.socket.destroy())
   })
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     client.setTimeout(0)
-    void tunnel(scope, req, client, head, idleMs)
+    tunnel(scope, req, client, head, idleMs).catch(() => client.destroy())
   })
   server.on('clientError', (_error, socket: Socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')

@@ -102,7 +102,8 @@ export function serveSocks5(scope: RunScope, client: Socket, first: Buffer, idle
     if ('bad' in request) return fail(request.bad)
     client.removeListener('data', onData)
     client.pause()
-    void connectFor(scope, client, request.value, held.subarray(request.used), idleMs)
+    // Nothing here should throw; if it does, this client's socket ends, never the host process.
+    connectFor(scope, client, request.value, held.subarray(request.used), idleMs).catch(() => client.destroy())
   }
   const onData = (chunk: Buffer) => {
     held = Buffer.concat([held, chunk])

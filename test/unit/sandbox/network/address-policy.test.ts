@@ -81,6 +81,10 @@ describe('refusedAddress', () => {
     expect(refusedAddress('127.0.0.1', compileAllowList({ allow: ['localhost'] }), 80)).toContain('loopback')
   })
 
+  it('refuses a scoped address, even one the list could never name', () => {
+    expect(refusedAddress('2001:db8::1%eth0', none, 80)).toContain('scoped')
+  })
+
   it('refuses what is not an address at all', () => {
     expect(refusedAddress('example.com', none, 80)).toContain('not an IP address')
   })

@@ -422,6 +422,14 @@ describe('SOCKS5', () => {
     expect(resolved).toEqual([])
   })
 
+  it('refuses a scoped IPv6 name without throwing in the host', async () => {
+    const { port, run, resolved } = await proxied({ allow: ['allowed.test'] })
+    const scoped = await socksConnect(port, domain('FE80::1%eth0'), 80)
+    expect(scoped.code).toBe(0x02)
+    expect(resolved).toEqual([])
+    expect(run.facts().refused).toEqual([{ host: 'fe80::1%eth0', port: 80, count: 1, reason: 'not-allowed' }])
+  })
+
   it('refuses a method list without no-auth and a command other than CONNECT', async () => {
     const { port } = await proxied({ allow: ['allowed.test'] })
     const socket = await rawConnect(port)
