@@ -126,11 +126,10 @@ async function tunnel(scope: RunScope, req: IncomingMessage, client: Socket, hea
 
 /** The HTTP server (never listening: the proxy hands it connections) that serves one run. */
 export function createHttpFront(scope: RunScope, idleMs: number): Server {
-  const server = createServer({
-    headersTimeout: idleMs,
-    requestTimeout: 0,
-    connectionsCheckingInterval: Math.min(idleMs, 30_000),
-  })
+  // Never listening, this server runs no headers/request timers (node arms them on 'listening'):
+  // the proxy's idle timer covers a silent client until its headers are in, node's header size
+  // limit bounds a trickling one, and keep-alive's own timeout covers the wait between requests.
+  const server = createServer()
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // Headers arrived: the client is not idle, and a slow upstream may take its time.
     req.socket.setTimeout(0)
