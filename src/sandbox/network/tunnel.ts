@@ -58,7 +58,13 @@ export function runTunnel(scope: RunScope, ends: TunnelEnds): void {
     client.removeListener('end', onEnd)
     client.removeListener('data', onData)
     client.removeListener('close', onEarlyClose)
+    upstream.removeListener('close', onUpstreamEarlyClose)
     client.pause()
+    if (upstream.destroyed) {
+      // The server hung up while the client was still being judged: nothing to splice to.
+      client.destroy()
+      return true
+    }
     const named = probe.kind === 'tls' && probe.serverName !== undefined ? normalizeHost(probe.serverName) : undefined
     if (named !== undefined && named !== ends.host) {
       refuse(scope, named, ends.port, 'server-name')
@@ -73,10 +79,13 @@ export function runTunnel(scope: RunScope, ends: TunnelEnds): void {
   }
   // A client gone before it was judged takes its upstream with it.
   const onEarlyClose = () => upstream.destroy()
+  // A server gone first: the client gets what it sent (piped above), then the end.
+  const onUpstreamEarlyClose = () => client.end()
   const onEnd = () => judge(true)
   if (judge()) return
   client.on('data', onData)
   client.once('end', onEnd)
   client.once('close', onEarlyClose)
+  upstream.once('close', onUpstreamEarlyClose)
   client.resume()
 }

@@ -1,7 +1,8 @@
+import { createServer } from 'node:net'
 import type { Socket } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import { describe, expect, it, vi } from 'vitest'
-import { curl, rawConnect, readAll } from './fixtures.js'
+import { close, curl, listen, portOf, rawConnect, readAll, readBytes } from './fixtures.js'
 import {
   connectTunnel,
   httpRelay,
@@ -175,6 +176,30 @@ describe('CONNECT tunnels', () => {
     const reply = (await readAll(tls as unknown as Socket)).toString()
     expect(reply).toContain('https-origin secure.test GET /named 0')
     expect(run.facts().refused).toEqual([])
+  })
+
+  it('lets a server that speaks first be heard before the client says anything', async () => {
+    const banner = await listen(
+      createServer((socket) => {
+        socket.on('error', () => {})
+        socket.write('220 banner\r\n')
+        socket.on('data', (chunk: Buffer) => socket.end(`echo ${chunk}`))
+      }),
+    )
+    try {
+      const target = `127.0.0.1:${portOf(banner)}`
+      const { port, run } = await proxied({ allow: [target] })
+      const tunnel = await connectTunnel(port, target)
+      expect(tunnel.status).toBe(200)
+      const greeting = tunnel.head.length > 0 ? tunnel.head : await readBytes(tunnel.socket, 12)
+      expect(greeting.toString()).toBe('220 banner\r\n')
+      const rest = readAll(tunnel.socket)
+      tunnel.socket.write('HELO')
+      expect((await rest).toString()).toBe('echo HELO')
+      expect(run.facts().allowed).toMatchObject([{ host: '127.0.0.1', bytesSent: 4, bytesReceived: 21 }])
+    } finally {
+      await close(banner)
+    }
   })
 
   it('passes a plain (non-TLS) protocol through a tunnel', async () => {
