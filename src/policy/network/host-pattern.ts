@@ -23,7 +23,12 @@ const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/
 export function canonicalAddress(address: string): string {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
   if (isIP(bare) !== 6) return bare
-  return new URL(`http://[${bare}]/`).hostname.slice(1, -1)
+  try {
+    return new URL(`http://[${bare}]/`).hostname.slice(1, -1)
+  } catch {
+    // A scoped address (fe80::1%eth0) is valid to node but not to the URL parser: keep its text.
+    return bare.toLowerCase()
+  }
 }
 
 /** A host name or address as a request names it: lower case, no trailing dot, no brackets, canonical. */
@@ -72,6 +77,7 @@ export function parseHostPattern(text: string): HostPattern | { error: string } 
   }
   const host = split.host.toLowerCase().replace(/\.$/, '')
   if (host === '*' || host === '') return { error: 'a pattern names a host; to keep every host, use network "inherit"' }
+  if (host.includes('%')) return { error: 'a scoped IPv6 address (with a %zone) cannot be listed' }
   if (isIP(host) !== 0) return { source: text, host: canonicalAddress(host), kind: 'address', port }
   if (host.startsWith('*.')) {
     const base = host.slice(2)

@@ -1,0 +1,148 @@
+/**
+ * The one way the proxy reaches a destination, whatever protocol asked: the allow-list first
+ * (a refused name never leaves the host, not even as a DNS query), then the name's addresses,
+ * each checked by range, then a TCP connection to a checked address only (never a second
+ * resolution, so a DNS answer that changes between check and use cannot lead elsewhere).
+ */
+import { lookup } from 'node:dns/promises'
+import { connect as netConnect, isIP, type Socket } from 'node:net'
+import { type CompiledAllowList, refusalOf } from '../../policy/network/allow-list.js'
+import { normalizeHost } from '../../policy/network/host-pattern.js'
+import type { NetworkRefusalReason } from '../../policy/network/facts.js'
+import { refusedAddress } from './address-policy.js'
+import type { FactLedger } from './fact-ledger.js'
+
+/** Resolves a name to its addresses. */
+export type Resolver = (host: string) => Promise<string[]>
+/** Opens a TCP connection to a checked address. */
+export type Connector = (address: string, port: number) => Socket
+
+/** What one run's requests are decided and recorded under. */
+export interface RunScope {
+  list: CompiledAllowList
+  ledger: FactLedger
+  resolve: Resolver
+  connect: Connector
+  /** Keeps `socket` for the run's end (and gives it an error handler). */
+  track(socket: Socket): void
+  /** Whether the run has finished (nothing new may start). */
+  finished(): boolean
+}
+
+/** How an attempt to reach a destination ended. */
+export type Reach =
+  | { kind: 'refused'; host: string; reason: NetworkRefusalReason; message: string }
+  | { kind: 'unreachable'; stage: 'resolve' | 'connect'; message: string }
+  | { kind: 'connected'; host: string; socket: Socket }
+
+/** How long one TCP connection attempt may take. */
+const CONNECT_TIMEOUT_MS = 15_000
+
+/** The host's resolver: every address of `host`, IPv4 and IPv6, in the system's order. */
+export const systemResolve: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+
+/** A plain TCP connection (the address is a literal: no lookup happens). */
+export const systemConnect: Connector = (address, port) => netConnect({ host: address, port })
+
+/** The sentence a refusal answers with. */
+function refusalMessage(host: string, port: number, reason: NetworkRefusalReason, detail?: string): string {
+  const where = `${host}:${port}`
+  switch (reason) {
+    case 'denied':
+      return `cordon: ${where} is denied by this sandbox's network policy`
+    case 'not-allowed':
+      return `cordon: ${where} is not in this sandbox's network allow-list`
+    case 'address':
+      return `cordon: ${where} leads only to addresses this sandbox may not reach (${detail})`
+    case 'server-name':
+      return `cordon: the TLS server name ${where} differs from the host the tunnel was opened to`
+  }
+}
+
+/** Records a refusal (synchronously, before any answer) and returns it. */
+export function refuse(
+  scope: RunScope,
+  host: string,
+  port: number,
+  reason: NetworkRefusalReason,
+  detail?: string,
+): Reach {
+  scope.ledger.refuse(host, port, reason)
+  return { kind: 'refused', host, reason, message: refusalMessage(host, port, reason, detail) }
+}
+
+/** One connection attempt: the socket once connected, or why not. */
+function attempt(scope: RunScope, address: string, port: number): Promise<Socket | Error> {
+  return new Promise((done) => {
+    let socket: Socket
+    try {
+      socket = scope.connect(address, port)
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)))
+      return
+    }
+    scope.track(socket)
+    socket.setTimeout(CONNECT_TIMEOUT_MS)
+    const fail = (error: Error) => {
+      socket.destroy()
+      done(error)
+    }
+    socket.once('timeout', () => fail(new Error(`connecting to ${address}:${port} timed out`)))
+    socket.once('error', fail)
+    socket.once('connect', () => {
+      socket.setTimeout(0)
+      socket.removeListener('error', fail)
+      socket.removeAllListeners('timeout')
+      done(socket)
+    })
+  })
+}
+
+/** The checked addresses of `host`, or the reach that ends here (refused or unresolvable). */
+async function checkedAddresses(scope: RunScope, host: string, port: number): Promise<string[] | Reach> {
+  let addresses: string[]
+  try {
+    // An address literal is its own answer: it is not resolved.
+    addresses = isIP(host) !== 0 ? [host] : await scope.resolve(host)
+  } catch (error) {
+    return {
+      kind: 'unreachable',
+      stage: 'resolve',
+      message: `cordon: ${host} could not be resolved (${String(error)})`,
+    }
+  }
+  const reasons: string[] = []
+  const checked = addresses.filter((address) => {
+    const why = refusedAddress(address, scope.list, port)
+    if (why !== undefined) reasons.push(why)
+    return why === undefined
+  })
+  if (checked.length > 0) return checked
+  if (reasons.length === 0) {
+    return { kind: 'unreachable', stage: 'resolve', message: `cordon: ${host} has no addresses` }
+  }
+  return refuse(scope, host, port, 'address', reasons.join('; '))
+}
+
+/** Reaches `host`:`port` for a confined command, by the decision order above. */
+export async function reach(scope: RunScope, rawHost: string, port: number): Promise<Reach> {
+  const host = normalizeHost(rawHost)
+  const listed = refusalOf(scope.list, host, port)
+  if (listed !== undefined) return refuse(scope, host, port, listed)
+  const addresses = await checkedAddresses(scope, host, port)
+  if (!Array.isArray(addresses)) return addresses
+  let last: Error | undefined
+  for (const address of addresses) {
+    if (scope.finished()) break
+    const result = await attempt(scope, address, port)
+    if (!(result instanceof Error)) {
+      if (!scope.finished()) return { kind: 'connected', host, socket: result }
+      result.destroy()
+      break
+    }
+    last = result
+  }
+  const why = last ? last.message : 'the run has finished'
+  return { kind: 'unreachable', stage: 'connect', message: `cordon: could not connect to ${host}:${port} (${why})` }
+}
