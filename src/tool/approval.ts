@@ -2,12 +2,13 @@
  * The approval port the bash tool asks before a strictly-wider retry. The harness implements it
  * (a prompt to the user, an approval policy); cordon only routes the question and maps the
  * answer. The request carries what a person needs to judge it: the exact command and workdir,
- * the mode it would run under now and the one asked for, the model's justification, and the
- * sandbox failure this retry follows, if any. Those raw fields come from the model, so a person
+ * the mode it would run under now and the one asked for, the hosts asked for (`additional_hosts`,
+ * each said to have been refused in the previous run when it was), the model's justification,
+ * and the sandbox failure this retry follows, if any. Those raw fields come from the model, so a person
  * is shown `display`: the same text with every control, bidi and invisible character escaped
  * (src/policy/display-text.ts). The workdir is the real directory the command runs in (symlinks
  * resolved), and the prompt says when it lies outside the workspace root. The request's `digest`
- * covers the exact command, workdir, policy, background and timeout of the retry, and the retry
+ * covers the exact command, workdir, policy, hosts, background and timeout of the retry, and the retry
  * runs only when the answer names it: what runs is what was shown.
  */
 import { createHash } from 'node:crypto'
@@ -84,7 +85,7 @@ export interface ApprovalRequest {
   sessionId?: string | undefined
   /** cordon: the policy the retry would run under (its mode is `requestedMode`). */
   policy: SandboxExecutionPolicy
-  /** cordon: sha256 (hex) of the exact command, workdir, policy, background and timeout (approvalDigest); the answer must name it. */
+  /** cordon: sha256 (hex) of the exact command, workdir, policy, background, timeout and hosts (approvalDigest); the answer must name it. */
   digest: string
   /** cordon: the fields above as a person may be shown them (escaped, bounded). */
   display: ApprovalDisplay
@@ -127,7 +128,7 @@ export interface Approval {
 
 /**
  * What a digest covers: the exact command, the directory it runs in, the policy it runs under,
- * whether it starts as a background job, and a foreground command's timeout.
+ * whether it starts as a background job, a foreground command's timeout, and the hosts asked for.
  */
 export interface ApprovalSubject {
   command: string

@@ -187,7 +187,8 @@ async function approveRetry(
   const { approval, failures } = context
   const notWider = ask.mode === undefined ? undefined : wideningError(place.currentMode, ask.mode)
   if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
-  const widened = ask.hosts === undefined ? undefined : widenNetwork(context.network, ask.hosts)
+  const widened =
+    ask.hosts === undefined ? undefined : widenNetwork(context.network, ask.hosts, ask.mode ?? place.currentMode)
   if (widened?.ok === false) return toolError(widened.error, 'ESCALATION_NOT_WIDER')
   const target =
     ask.hosts === undefined

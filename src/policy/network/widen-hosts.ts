@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net'
 import { displayLine } from '../display-text.js'
-import type { NetworkAllowList, NetworkPolicy } from '../vocabulary.js'
+import type { NetworkAllowList, NetworkPolicy, SandboxMode } from '../vocabulary.js'
 import { type HostPattern, normalizeHost, parseHostPattern, patternMatches } from './host-pattern.js'
 import type { Refusal } from './refusals.js'
 
@@ -20,6 +20,8 @@ export const HOST_WIDENING_TEXTS = Object.freeze({
     `invalid additional_hosts, nothing ran: ${items.join('; ')} (a host name, *.domain or an IP address, each with an optional :port)`,
   notRestricted:
     "additional_hosts: this call's network is not restricted (inherit): every host is reachable already; retry without additional_hosts",
+  unconfined:
+    'additional_hosts: under danger-full-access the command runs unconfined and reaches every host already; retry without additional_hosts',
   notWider: (hosts: readonly string[]): string =>
     `additional_hosts: ${hosts.map((h) => displayLine(h)).join(', ')} already allowed by this call's allow-list: the request widens nothing`,
   denied: (items: readonly string[]): string =>
@@ -69,8 +71,16 @@ export type NetworkWidening =
   | { ok: true; network: NetworkAllowList; added: string[] }
   | { ok: false; why: 'not-restricted' | 'not-wider' | 'denied'; error: string }
 
-/** `current` widened by `hosts` (normal forms, from parseAdditionalHosts): the list's own deny patterns kept. */
-export function widenNetwork(current: NetworkPolicy | undefined, hosts: readonly string[]): NetworkWidening {
+/**
+ * `current` widened by `hosts` (normal forms, from parseAdditionalHosts): the list's own deny
+ * patterns kept. Under `mode` danger-full-access no network policy applies, so nothing widens.
+ */
+export function widenNetwork(
+  current: NetworkPolicy | undefined,
+  hosts: readonly string[],
+  mode?: SandboxMode,
+): NetworkWidening {
+  if (mode === 'danger-full-access') return { ok: false, why: 'not-restricted', error: HOST_WIDENING_TEXTS.unconfined }
   if (current === undefined || current === 'inherit')
     return { ok: false, why: 'not-restricted', error: HOST_WIDENING_TEXTS.notRestricted }
   if (current === 'deny') return { ok: true, network: { allow: [...hosts] }, added: [...hosts] }

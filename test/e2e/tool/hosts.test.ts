@@ -225,6 +225,13 @@ describe('additional_hosts', () => {
     expect(approved.ran[1]?.sandboxPolicy?.network).toBe('deny')
   })
 
+  it('hosts with danger-full-access: refused, the command would reach every host anyway', async () => {
+    const s = setup({ network: 'deny', answer: (r) => ({ outcome: 'allowed-once', digest: r.digest }) })
+    const r = await s.tool.execute({ ...retry(['a.example']), sandbox_permissions: 'danger-full-access' }, call)
+    expect(r).toMatchObject({ isError: true, code: 'ESCALATION_NOT_WIDER', content: HOST_WIDENING_TEXTS.unconfined })
+    expect([...s.asked, ...s.ran]).toEqual([])
+  })
+
   it('a wider mode and hosts in one request: one approval for both', async () => {
     const s = setup({ network: 'deny', answer: (r) => ({ outcome: 'allowed-once', digest: r.digest }) })
     const r = await s.tool.execute(

@@ -58,6 +58,15 @@ describe('widenNetwork', () => {
     }
   })
 
+  it('under danger-full-access no network policy applies: nothing to widen, whatever the list', () => {
+    expect(widenNetwork({ allow: ['a.example'] }, ['b.example'], 'danger-full-access')).toEqual({
+      ok: false,
+      why: 'not-restricted',
+      error: HOST_WIDENING_TEXTS.unconfined,
+    })
+    expect(widenNetwork('deny', ['b.example'], 'workspace-write')).toMatchObject({ ok: true })
+  })
+
   it('deny reaches nothing, so any list is wider', () => {
     expect(widenNetwork('deny', ['a.example', 'b.example'])).toEqual({
       ok: true,
