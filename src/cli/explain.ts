@@ -5,7 +5,7 @@
  */
 import os from 'node:os'
 import path from 'node:path'
-import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
+import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY, PROXY_PORT } from '../policy/defaults.js'
 import { displayLine, escapeDisplayText } from '../policy/display-text.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/profiles/hidden-defaults.js'
@@ -68,8 +68,53 @@ export function seatbeltReport(
   }
 }
 
-/** Everything `explain` reports, as one JSON-able object. */
+/** The network part of the report: the policy, and for an allow-list its patterns, its one route and where names resolve. */
+export interface NetworkReport {
+  policy: 'inherit' | 'deny' | 'allow-list'
+  how: string
+  allow?: readonly string[]
+  deny?: readonly string[]
+  route?: string
+  names?: string
+}
+
+/** What `policy` does to the command's network, as `explain` reports it. */
+export function networkReport(policy: SandboxExecutionPolicy): NetworkReport {
+  const network = policy.network ?? DEFAULT_NETWORK_POLICY
+  const kind = typeof network === 'object' ? 'allow-list' : network
+  if (policy.mode === 'danger-full-access')
+    return { policy: kind, how: 'not enforced: danger-full-access runs the command unconfined, on the host network' }
+  if (network === 'inherit') return { policy: kind, how: "the host's network, unchanged" }
+  if (network === 'deny') return { policy: kind, how: 'cut: a private network namespace with loopback only' }
+  return {
+    policy: kind,
+    how: "cut like deny, but for cordon's proxy: it reaches the hosts allowed and not denied",
+    allow: network.allow,
+    deny: network.deny ?? [],
+    route: `none but the proxy: HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (both cases) are set to 127.0.0.1:${PROXY_PORT} in the sandbox; a client that ignores them reaches nothing`,
+    names:
+      'resolved only at the proxy: the command has no DNS of its own, and the proxy checks each name against the list, then the address it resolves to (a private, loopback or link-local one only when the list names that address)',
+  }
+}
+
+/** The lines of the network part (every host escaped). */
+function networkLines(n: NetworkReport | undefined): string[] {
+  if (n === undefined) return []
+  const lines = [`network: ${n.policy}: ${n.how}`]
+  for (const host of n.allow ?? []) lines.push(`  allow: ${shown(host)}`)
+  for (const host of n.deny ?? []) lines.push(`  deny: ${shown(host)} (wins over every allow pattern)`)
+  if (n.route) lines.push(`  route: ${n.route}`)
+  if (n.names) lines.push(`  names: ${n.names}`)
+  return lines
+}
+
+/** Everything `explain` reports, as one JSON-able object; the network part last. */
 export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promise<Record<string, unknown>> {
+  return { ...(await explainPlan(flags)), network: networkReport(flags.policy) }
+}
+
+/** The report of the backend and its rules. */
+async function explainPlan(flags: ReturnType<typeof policyFrom>): Promise<Record<string, unknown>> {
   const { policy } = flags
   if (policy.mode === 'danger-full-access') {
     return {
@@ -198,41 +243,46 @@ function shown(s: string): string {
   return displayLine(s, Number.MAX_SAFE_INTEGER)
 }
 
+/** The report's fields renderExplanation reads. */
+interface ExplainReport {
+  policy: { mode: string; workspaceRoot: string; writableRoots?: string[] }
+  network?: NetworkReport
+  backend: string
+  enforcement?: string
+  why?: string
+  error?: { message: string }
+  limitations?: string[]
+  landlock?: {
+    abi: number
+    handledFs: string[]
+    handledNet: string[]
+    scoped: string[]
+    rules: { path: string; allowed: string[]; origin: string }[]
+  }
+  seccomp?: { arch: string; instructions: number; rules: string[] }
+  classes?: Record<string, { governed: boolean; how: string }>
+  namespaces?: { ipc: boolean; net: boolean; user: boolean }
+  steps?: { capabilities: string; supervisor: string; rlimits?: { resource: number; soft: number; hard: number }[] }
+  bubblewrap?: { version?: string; argv: string[] }
+  seatbelt?: { profile: string; argv: string[] }
+  verified?: boolean
+  tempDir?: string
+  spillDir?: string
+  tempDirIsExample?: boolean
+  hidden?: { paths: string[]; notHidden: string[]; defaultsOff: string[] }
+  protected?: string[]
+  environment?: { mode: string; dropped: { name: string; rule: string }[] }
+}
+
 /** The explanation as text a person reads; every path and host-given text escaped (display-text.ts). */
 export function renderExplanation(report: Record<string, unknown>): string {
-  const r = report as {
-    policy: { mode: string; workspaceRoot: string; writableRoots?: string[]; network?: string }
-    backend: string
-    enforcement?: string
-    why?: string
-    error?: { message: string }
-    limitations?: string[]
-    landlock?: {
-      abi: number
-      handledFs: string[]
-      handledNet: string[]
-      scoped: string[]
-      rules: { path: string; allowed: string[]; origin: string }[]
-    }
-    seccomp?: { arch: string; instructions: number; rules: string[] }
-    classes?: Record<string, { governed: boolean; how: string }>
-    namespaces?: { ipc: boolean; net: boolean; user: boolean }
-    steps?: { capabilities: string; supervisor: string; rlimits?: { resource: number; soft: number; hard: number }[] }
-    bubblewrap?: { version?: string; argv: string[] }
-    seatbelt?: { profile: string; argv: string[] }
-    verified?: boolean
-    tempDir?: string
-    spillDir?: string
-    tempDirIsExample?: boolean
-    hidden?: { paths: string[]; notHidden: string[]; defaultsOff: string[] }
-    protected?: string[]
-    environment?: { mode: string; dropped: { name: string; rule: string }[] }
-  }
+  const r = report as unknown as ExplainReport
   const p = r.policy
   const lines = [
-    `policy: mode ${p.mode}, root ${shown(p.workspaceRoot)}, network ${p.network ?? DEFAULT_NETWORK_POLICY}${p.writableRoots?.length ? `, writable ${p.writableRoots.map(shown).join(', ')}` : ''}`,
+    `policy: mode ${p.mode}, root ${shown(p.workspaceRoot)}, network ${r.network?.policy}${p.writableRoots?.length ? `, writable ${p.writableRoots.map(shown).join(', ')}` : ''}`,
     `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}${r.backend === 'seatbelt' ? (r.verified ? ', verified by the probe' : ', unverified (its canary has not run on a Mac)') : ''}`,
   ]
+  lines.push(...networkLines(r.network))
   if (r.why) lines.push(`why: ${shown(r.why)}`)
   if (r.error) lines.push(`error: ${shown(r.error.message)}`)
   for (const [name, v] of Object.entries(r.classes ?? {})) {

@@ -6,10 +6,18 @@ import { resolve as resolvePath } from 'node:path'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { DEFAULT_NETWORK_POLICY, DEFAULT_SANDBOX_MODE } from '../policy/defaults.js'
 import { type ResolvePolicyInput, resolvePolicy } from '../policy/resolve.js'
-import { isSandboxMode, type SandboxExecutionPolicy, type SandboxMode } from '../policy/vocabulary.js'
+import { displayLine } from '../policy/display-text.js'
+import { parseHostPattern } from '../policy/network/host-pattern.js'
+import {
+  isSandboxMode,
+  type NetworkPolicy,
+  type SandboxExecutionPolicy,
+  type SandboxMode,
+} from '../policy/vocabulary.js'
 import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
+import { displayShellWord } from './shell-quote.js'
 import { UsageError } from './usage-error.js'
 
 /** The parseArgs options of the policy flags. */
@@ -18,6 +26,8 @@ export const POLICY_OPTIONS = {
   root: { type: 'string' },
   writable: { type: 'string', multiple: true },
   network: { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'deny-host': { type: 'string', multiple: true },
   backend: { type: 'string' },
   'require-full': { type: 'boolean' },
   environment: { type: 'string' },
@@ -40,6 +50,9 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --root DIR         workspace root (default: the current directory)
       --writable DIR     an extra writable root under workspace-write (repeatable)
       --network POLICY   inherit (default) | deny
+      --allow-host HOST  cut the network but let the command reach HOST through cordon's proxy
+                         (repeatable; a name, *.domain, an IP address, each with an optional :port)
+      --deny-host HOST   never reach HOST, even when an --allow-host pattern covers it (repeatable)
       --backend NAME     pin the sandbox backend (${SANDBOX_BACKENDS.join(', ')})
       --require-full     refuse a backend that enforces the mode only partially
       --environment ENV  scrubbed (default: no credentials) | minimal (PATH, HOME, LANG… only)
@@ -84,9 +97,7 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
   const mode = (values.mode as string | undefined) ?? DEFAULT_SANDBOX_MODE
   if (!isSandboxMode(mode))
     throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
-  const network = (values.network as string | undefined) ?? DEFAULT_NETWORK_POLICY
-  if (network !== 'inherit' && network !== 'deny')
-    throw new UsageError(`--network: must be inherit or deny, got "${network}"`)
+  const network = networkFrom(values)
   const backend = values.backend as string | undefined
   if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
@@ -130,6 +141,39 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     environment,
     probeCache: values.reprobe === true ? 'refresh' : 'use',
   }
+}
+
+/**
+ * `--network`, `--allow-host` and `--deny-host` as the policy's network: any `--allow-host` makes
+ * an allow-list. A deny list only narrows an allow-list, and an allow-list is neither inherit nor
+ * deny: either combination is a usage error, as is every pattern that does not parse (all named).
+ */
+function networkFrom(values: Record<string, unknown>): NetworkPolicy {
+  const given = values.network as string | undefined
+  if (given !== undefined && given !== 'inherit' && given !== 'deny')
+    throw new UsageError(`--network: must be inherit or deny, got "${given}"`)
+  const allow = (values['allow-host'] as string[] | undefined) ?? []
+  const deny = (values['deny-host'] as string[] | undefined) ?? []
+  if (allow.length === 0) {
+    if (deny.length > 0)
+      throw new UsageError(
+        '--deny-host: only narrows an allow-list; give the hosts to reach with --allow-host (or --network deny to reach none)',
+      )
+    return given ?? DEFAULT_NETWORK_POLICY
+  }
+  if (given !== undefined)
+    throw new UsageError(
+      `--allow-host: an allow-list is its own network policy; drop --network ${given} (--allow-host already cuts every other host)`,
+    )
+  const bad = [...allow.map((h) => ['--allow-host', h]), ...deny.map((h) => ['--deny-host', h])].flatMap(
+    ([flag, host]) => {
+      const parsed = parseHostPattern(host as string)
+      return 'error' in parsed ? [`${flag} ${displayShellWord(host as string)}: ${displayLine(parsed.error)}`] : []
+    },
+  )
+  if (bad.length === 1) throw new UsageError(bad[0] as string)
+  if (bad.length > 1) throw new UsageError(`${bad.length} host patterns do not parse:\n  ${bad.join('\n  ')}`)
+  return deny.length > 0 ? { allow, deny } : { allow }
 }
 
 /** `--protect`, `--unprotect` and `--no-default-protected` as policy fields (paths as given: relative ones are to the root). */

@@ -2,7 +2,10 @@
  * `cordon run`: one command through the executor, confined, its output streamed, its facts
  * told on stderr, and its status as the exit code (124 timeout, 128+N signal, 125 cordon).
  */
+import { isIP } from 'node:net'
 import { constants as osConstants } from 'node:os'
+import type { NetworkFacts } from '../policy/network/facts.js'
+import { moreText, type Refusal, refusalText, shownRefusals } from '../policy/network/refusals.js'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
@@ -43,10 +46,52 @@ export function exitStatusOf(result: ShellRunResult): number {
   return result.exitCode ?? 1
 }
 
-/** The one line that tells a person what was denied and which flag would allow it. */
+/**
+ * The lines that tell a person what was denied and which flag would allow it: the file denial's
+ * one line, and under a network allow-list a line per refused destination.
+ */
 export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
   const facts = result.sandbox
   if (!facts?.denied) return undefined
+  // Facts without `deniedFor` come from a file denial (the only kind there was before the proxy).
+  const forFiles = facts.deniedFor === undefined || facts.deniedFor.includes('files')
+  const lines = [
+    ...(forFiles ? [fileDenialLine(facts, policy)] : []),
+    ...(facts.deniedFor?.includes('network') ? networkDenialLines(facts.network) : []),
+  ]
+  return lines.length > 0 ? lines.join('\n') : undefined
+}
+
+/** How a refused destination could be allowed, in flags. */
+function allowingFlag(refusal: Refusal): string {
+  switch (refusal.reason) {
+    case 'not-allowed':
+      return `to allow it: --allow-host ${displayShellWord(refusal.host)}`
+    case 'denied':
+      return 'to allow it: drop the --deny-host pattern that covers it (--allow-host cannot override it)'
+    case 'address':
+      return isIP(refusal.host) !== 0
+        ? `to allow it: --allow-host ${displayShellWord(refusal.host)}`
+        : 'to allow it: --allow-host ADDRESS, naming the address itself (a name never reaches such an address)'
+    case 'server-name':
+      return 'no flag allows it: the client must name the same host in CONNECT and in TLS'
+  }
+}
+
+/** One line per refused destination (at most a few, then how many more), each with the flag that allows it. */
+export function networkDenialLines(network: NetworkFacts | undefined): string[] {
+  const { shown, more } = shownRefusals(network)
+  const count = shown.length + more
+  if (count === 0) return ['cordon: the network allow-list refused a connection (which one is unknown)']
+  const lines = [`cordon: the network allow-list refused ${count === 1 ? 'a destination' : `${count} destinations`}:`]
+  for (const refusal of shown) lines.push(`cordon:   ${refusalText(refusal)}; ${allowingFlag(refusal)}`)
+  const rest = moreText(more)
+  if (rest !== undefined) lines.push(`cordon:   ${rest}`)
+  return lines
+}
+
+/** The one line of a file denial: the paths, the mode, and the flag that allows them. */
+function fileDenialLine(facts: NonNullable<ShellRunResult['sandbox']>, policy: SandboxExecutionPolicy): string {
   const paths = facts.deniedPaths ?? []
   if (paths.length === 0) {
     return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`

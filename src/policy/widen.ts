@@ -4,6 +4,7 @@
  * every refusal along the way (dsh-semantics §3.2). Pure: no I/O, no approval calls.
  */
 import { InvalidRequestError } from './errors.js'
+import { HOST_WIDENING_TEXTS, parseAdditionalHosts } from './network/widen-hosts.js'
 import { SANDBOX_MODES, isSandboxMode, type SandboxMode } from './vocabulary.js'
 
 /** The modes a model may escalate to (the `sandbox_permissions` enum): fixed, never session-dependent. */
@@ -38,7 +39,8 @@ export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number]
 /** The exact texts of the escalation path (dsh-semantics §3.2). */
 export const ESCALATION_TEXTS = Object.freeze({
   missingJustification: 'invalid escalation: sandbox_permissions requires a justification',
-  justificationWithoutPermissions: 'invalid escalation: justification is only valid together with sandbox_permissions',
+  justificationWithoutPermissions:
+    'invalid escalation: justification is only valid together with sandbox_permissions or additional_hosts',
   blankJustification: 'invalid justification: expected a non-empty sentence',
   notAvailable: 'sandbox_permissions is not available in this composition (no sandboxing executor to escalate)',
   /** The refusal for a request that does not widen the call's effective mode. */
@@ -59,34 +61,55 @@ export const ESCALATION_TEXTS = Object.freeze({
 /** The model's escalation fields, as received (unvalidated). */
 export interface EscalationArgs {
   sandbox_permissions?: unknown
+  additional_hosts?: unknown
   justification?: unknown
 }
 
+/** What a model may ask for one retry: a wider mode, more hosts (normal forms, sorted), or both, and why. */
+export interface Escalation {
+  mode?: EscalationTarget | undefined
+  hosts?: readonly string[] | undefined
+  justification: string
+}
+
 /** A validated escalation request, or none. */
-export type EscalationCheck =
-  | { ok: true; escalation: { mode: EscalationTarget; justification: string } | undefined }
-  | { ok: false; error: string }
+export type EscalationCheck = { ok: true; escalation: Escalation | undefined } | { ok: false; error: string }
 
 /**
- * Checks the pairing rules: both fields or neither, a non-blank justification, a target
- * from the closed set. Returns the request (or `undefined` when none) or the exact error text.
+ * Checks the pairing rules: a justification with sandbox_permissions, additional_hosts or both,
+ * and neither without it; a non-blank justification, a target from the closed set, and hosts that
+ * each parse (every bad one named). Returns the request (or `undefined` when none) or the exact error text.
  */
 export function validateEscalationArgs(args: EscalationArgs): EscalationCheck {
   const hasMode = args.sandbox_permissions !== undefined
+  const hasHosts = args.additional_hosts !== undefined
   const hasJustification = args.justification !== undefined
-  if (!hasMode && !hasJustification) return { ok: true, escalation: undefined }
+  if (!hasMode && !hasHosts && !hasJustification) return { ok: true, escalation: undefined }
   if (hasMode && !hasJustification) return { ok: false, error: ESCALATION_TEXTS.missingJustification }
-  if (!hasMode) return { ok: false, error: ESCALATION_TEXTS.justificationWithoutPermissions }
+  if (hasHosts && !hasJustification) return { ok: false, error: HOST_WIDENING_TEXTS.missingJustification }
+  if (!hasMode && !hasHosts) return { ok: false, error: ESCALATION_TEXTS.justificationWithoutPermissions }
   if (typeof args.justification !== 'string' || args.justification.trim() === '') {
     return { ok: false, error: ESCALATION_TEXTS.blankJustification }
   }
-  if (!isEscalationTarget(args.sandbox_permissions)) {
+  if (hasMode && !isEscalationTarget(args.sandbox_permissions)) {
     return {
       ok: false,
       error: `invalid escalation: sandbox_permissions must be one of ${ESCALATION_TARGETS.join(', ')}`,
     }
   }
-  return { ok: true, escalation: { mode: args.sandbox_permissions, justification: args.justification } }
+  const hosts = hasHosts ? hostsOf(args.additional_hosts) : undefined
+  if (hosts !== undefined && !hosts.ok) return hosts
+  const escalation: Escalation = { justification: args.justification }
+  if (hasMode) escalation.mode = args.sandbox_permissions as EscalationTarget
+  if (hosts !== undefined) escalation.hosts = hosts.hosts
+  return { ok: true, escalation }
+}
+
+/** `additional_hosts` as the digest covers them, or why not. */
+function hostsOf(value: unknown): ReturnType<typeof parseAdditionalHosts> {
+  if (!Array.isArray(value) || !value.every((h) => typeof h === 'string'))
+    return { ok: false, error: 'invalid additional_hosts: expected a list of host patterns' }
+  return parseAdditionalHosts(value)
 }
 
 /** The refusal text when `target` does not strictly widen `effective`, else `undefined` (check before prompting). */
@@ -98,10 +121,10 @@ export function wideningError(effective: string, target: string): string | undef
  * Maps an approval outcome to the granted mode or the exact refusal text; throws
  * InvalidRequestError on an outcome outside the closed set (the exhaustiveness backstop).
  */
-export function escalationOutcome(
-  target: EscalationTarget,
+export function escalationOutcome<T extends string = EscalationTarget>(
+  target: T,
   outcome: ApprovalOutcome,
-): { granted: true; mode: EscalationTarget } | { granted: false; error: string } {
+): { granted: true; mode: T } | { granted: false; error: string } {
   switch (outcome) {
     case 'allowed-once':
       return { granted: true, mode: target }

@@ -3,7 +3,7 @@
  * `renderResult` writes the bodies and markers, `parseExitStatus` reads the exit marker back.
  *
  * Layout: stdout (+ truncation note), `[stderr]` section (+ note), or `(no output)`; then,
- * each after a newline: the denial marker (+ hint), `[timed out after Nms]`, and last the
+ * each after a newline: the denial markers (+ hints: files, then network), `[timed out after Nms]`, and last the
  * exit marker (`[killed by signal: SIG]`, else `[exit code: N]` for a nonzero code).
  *
  * Round-trip rule: `parseExitStatus` consumes only a final `\n[killed by signal: X]` or
@@ -11,8 +11,10 @@
  * that looks like a marker), the renderer appends an explicit `\n[exit code: 0]`, so the
  * parser consumes that instead and the look-alike stays in the body.
  */
+import type { NetworkFacts } from '../policy/network/facts.js'
+import { moreText, refusalText, shownRefusals } from '../policy/network/refusals.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
-import type { CollectedOutput, ShellRunResult } from './types.js'
+import type { CollectedOutput, ShellRunResult, ShellSandboxInfo } from './types.js'
 
 /** The body shown when neither stream produced anything. */
 export const NO_OUTPUT = '(no output)'
@@ -23,6 +25,20 @@ export const STDERR_HEADER = '[stderr]'
 /** The hint shown after a denial when escalation is advertised (dsh-semantics §3.3). */
 export const ESCALATION_HINT =
   '[sandbox: escalation available — retry this exact command once with sandbox_permissions (the narrowest wider mode that suffices) + justification; the approval prompt asks the user]'
+
+/** The hint shown after a network denial when more hosts can be asked for. */
+export const NETWORK_HINT =
+  '[sandbox: to reach a refused host, retry this exact command once with additional_hosts (only the hosts it needs) + justification; the approval prompt asks the user. A host in the deny list stays refused.]'
+
+/** `[sandbox: network access refused by the allow-list: host:port: why; …; and N more]`, every host escaped. */
+export function networkDenialMarker(network: NetworkFacts | undefined): string {
+  const { shown, more } = shownRefusals(network)
+  if (shown.length === 0 && more === 0)
+    return '[sandbox: network access refused by the allow-list (which host is unknown)]'
+  const rest = moreText(more)
+  const items = [...shown.map(refusalText), ...(rest === undefined ? [] : [rest])]
+  return `[sandbox: network access refused by the allow-list: ${items.join('; ')}]`
+}
 
 /** `[exit code: N]`. */
 export function exitCodeMarker(code: number): string {
@@ -68,6 +84,28 @@ export interface ParsedExitStatus {
 export interface RenderOptions {
   /** Append the escalation hint after a denial marker: `true` for the standard text, or a custom line. */
   escalationHint?: boolean | string | undefined
+  /** Append the hint to ask for hosts after a network denial marker: `true` for NETWORK_HINT, or a custom line. */
+  networkHint?: boolean | string | undefined
+}
+
+/** A hint option as its line: `true` the standard one, a string itself, else none. */
+function hintLine(hint: boolean | string | undefined, standard: string): string[] {
+  if (hint === true) return [standard]
+  return typeof hint === 'string' && hint !== '' ? [hint] : []
+}
+
+/**
+ * The marker lines of a denied run: the file denial's (facts without `deniedFor` are a file
+ * denial) and the network's, each followed by its hint when asked for; none when nothing was denied.
+ */
+export function denialLines(facts: ShellSandboxInfo | undefined, options: RenderOptions = {}): string[] {
+  if (facts?.denied !== true) return []
+  const lines: string[] = []
+  if (facts.deniedFor === undefined || facts.deniedFor.includes('files'))
+    lines.push(denialMarker(facts.mode), ...hintLine(options.escalationHint, ESCALATION_HINT))
+  if (facts.deniedFor?.includes('network'))
+    lines.push(networkDenialMarker(facts.network), ...hintLine(options.networkHint, NETWORK_HINT))
+  return lines
 }
 
 const SIGNAL_LINE = /\n\[killed by signal: ([^\]\n]+)\]$/
@@ -76,12 +114,7 @@ const EXIT_LINE = /\n\[exit code: (-?\d+)\]$/
 /** Renders a foreground result as the text a model reads; `parseExitStatus` inverts its exit status exactly. */
 export function renderResult(result: ShellRunResult, options: RenderOptions = {}): string {
   let text = renderBody(result.stdout, result.stderr)
-  if (result.sandbox?.denied === true) {
-    text += `\n${denialMarker(result.sandbox.mode)}`
-    const hint = options.escalationHint
-    if (hint === true) text += `\n${ESCALATION_HINT}`
-    else if (typeof hint === 'string' && hint !== '') text += `\n${hint}`
-  }
+  for (const line of denialLines(result.sandbox, options)) text += `\n${line}`
   if (result.timedOut) text += `\n${timeoutMarker(result.timeoutMs)}`
   return appendExitStatus(text, { exitCode: result.exitCode, signal: result.signal })
 }

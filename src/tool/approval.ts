@@ -2,20 +2,26 @@
  * The approval port the bash tool asks before a strictly-wider retry. The harness implements it
  * (a prompt to the user, an approval policy); cordon only routes the question and maps the
  * answer. The request carries what a person needs to judge it: the exact command and workdir,
- * the mode it would run under now and the one asked for, the model's justification, and the
- * sandbox failure this retry follows, if any. Those raw fields come from the model, so a person
+ * the mode it would run under now and the one asked for, the hosts asked for (`additional_hosts`,
+ * each said to have been refused in the previous run when it was), the model's justification,
+ * and the sandbox failure this retry follows, if any. Those raw fields come from the model, so a person
  * is shown `display`: the same text with every control, bidi and invisible character escaped
  * (src/policy/display-text.ts). The workdir is the real directory the command runs in (symlinks
  * resolved), and the prompt says when it lies outside the workspace root. The request's `digest`
- * covers the exact command, workdir, policy, background and timeout of the retry, and the retry
+ * covers the exact command, workdir, policy, hosts, background and timeout of the retry, and the retry
  * runs only when the answer names it: what runs is what was shown.
  */
 import { createHash } from 'node:crypto'
 import { isAbsolute, relative, sep } from 'node:path'
 import { displayBlock, displayLine } from '../policy/display-text.js'
+import { canonicalPath } from '../policy/resolve.js'
 import { zod } from '../policy/schema/zod-on-demand.js'
-import type { SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
-import { APPROVAL_OUTCOMES, type ApprovalOutcome, type EscalationTarget } from '../policy/widen.js'
+import { destinationText } from '../policy/network/refusals.js'
+import type { Refusal } from '../policy/network/refusals.js'
+import { refusedBefore } from '../policy/network/widen-hosts.js'
+import type { NetworkPolicy, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+import { APPROVAL_OUTCOMES, type ApprovalOutcome } from '../policy/widen.js'
+import type { ShellExecSpec } from '../shell/types.js'
 
 /** The sandbox failure an escalation follows: a denial (with its paths) or a runner failure. */
 export interface PrecedingFailure {
@@ -28,6 +34,8 @@ export interface PrecedingFailure {
   mode: SandboxMode
   /** The paths the sandbox denied, where the backend could name them; empty for a runner failure. */
   paths: readonly string[]
+  /** The destinations a network allow-list's proxy refused in that run, when it was denied for them. */
+  refused?: readonly Refusal[] | undefined
   /** The background job it happened in, when it was one. */
   jobId?: string | undefined
   /** Whether this retry runs exactly that command. */
@@ -59,8 +67,12 @@ export interface ApprovalRequest {
   workspaceRoot?: string | undefined
   /** cordon: the mode this call runs under without approval (the session's override, else the default). */
   currentMode: SandboxMode
-  /** cordon: the mode asked for (strictly wider than `currentMode`). */
-  requestedMode: EscalationTarget
+  /** cordon: the mode the retry would run under: the one asked for (strictly wider), else `currentMode` when only hosts are asked. */
+  requestedMode: SandboxMode
+  /** cordon: the hosts asked for (`additional_hosts`): normal forms, sorted, each once; absent when none. */
+  additionalHosts?: readonly string[] | undefined
+  /** cordon: the network this call runs under without approval (`policy.network` is the widened one). */
+  currentNetwork?: NetworkPolicy | undefined
   /** cordon: the model's one sentence on why. */
   justification: string
   /** cordon: whether the command would start as a background job. */
@@ -73,7 +85,7 @@ export interface ApprovalRequest {
   sessionId?: string | undefined
   /** cordon: the policy the retry would run under (its mode is `requestedMode`). */
   policy: SandboxExecutionPolicy
-  /** cordon: sha256 (hex) of the exact command, workdir, policy, background and timeout (approvalDigest); the answer must name it. */
+  /** cordon: sha256 (hex) of the exact command, workdir, policy, background, timeout and hosts (approvalDigest); the answer must name it. */
   digest: string
   /** cordon: the fields above as a person may be shown them (escaped, bounded). */
   display: ApprovalDisplay
@@ -93,6 +105,10 @@ export interface ApprovalDisplay {
   deniedPaths: string[]
   /** The preceding failure's command when it was another one (one line). */
   precedingCommand?: string | undefined
+  /** Each host asked for, escaped, `(refused in the previous run)` after one the call just before was refused. */
+  hosts: string[]
+  /** The preceding denial's refused destinations (host:port, escaped). */
+  refusedDestinations: string[]
 }
 
 /** An answer that approves exactly one request: its outcome and the digest of the request shown. */
@@ -112,7 +128,7 @@ export interface Approval {
 
 /**
  * What a digest covers: the exact command, the directory it runs in, the policy it runs under,
- * whether it starts as a background job, and a foreground command's timeout.
+ * whether it starts as a background job, a foreground command's timeout, and the hosts asked for.
  */
 export interface ApprovalSubject {
   command: string
@@ -122,6 +138,8 @@ export interface ApprovalSubject {
   runInBackground?: boolean | undefined
   /** A foreground command's timeout in ms; absent for a background job (none applies). */
   timeoutMs?: number | undefined
+  /** The hosts asked for (`additional_hosts`); sorted and deduplicated here, so their order never matters. */
+  additionalHosts?: readonly string[] | undefined
 }
 
 /** `value` with object keys sorted at every depth and undefined members dropped (one JSON text per value). */
@@ -135,14 +153,34 @@ function canonical(value: unknown): unknown {
 /** sha256 (hex) over a canonical encoding of `subject`: one changed byte of any field changes it. */
 export function approvalDigest(subject: ApprovalSubject): string {
   const encoded = JSON.stringify([
-    'cordon-approval-v2',
+    'cordon-approval-v3',
     subject.command,
     subject.workdir,
     canonical(subject.policy),
     subject.runInBackground === true,
     subject.timeoutMs ?? null,
+    [...new Set(subject.additionalHosts ?? [])].sort(),
   ])
   return createHash('sha256').update(encoded, 'utf8').digest('hex')
+}
+
+/**
+ * The approval digest of what `spec` runs (a background job has no timeout). Its workdir is
+ * resolved again: a symlink planted there while the person was asked leads elsewhere, and refuses.
+ */
+export function approvalDigestOfRun(
+  spec: ShellExecSpec,
+  background: boolean,
+  hosts: readonly string[] | undefined,
+): string {
+  return approvalDigest({
+    ...spec,
+    workdir: canonicalPath(spec.workdir),
+    policy: spec.sandboxPolicy,
+    runInBackground: background,
+    timeoutMs: background ? undefined : spec.timeoutMs,
+    additionalHosts: hosts,
+  })
 }
 
 /** Whether absolute `dir` lies outside absolute `root` (both with symlinks resolved). */
@@ -155,7 +193,7 @@ export function outsideRoot(dir: string, root: string): boolean {
 export function approvalDisplay(
   request: Pick<
     ApprovalRequest,
-    'command' | 'workdir' | 'givenWorkdir' | 'workspaceRoot' | 'justification' | 'precedingFailure'
+    'command' | 'workdir' | 'givenWorkdir' | 'workspaceRoot' | 'justification' | 'precedingFailure' | 'additionalHosts'
   >,
 ): ApprovalDisplay {
   const failure = request.precedingFailure
@@ -169,7 +207,15 @@ export function approvalDisplay(
     justification: displayLine(request.justification),
     deniedPaths: (failure?.paths ?? []).map((p) => displayLine(p)),
     precedingCommand: failure && !failure.sameCommand ? displayLine(failure.command) : undefined,
+    hosts: hostLines(request.additionalHosts ?? [], failure),
+    refusedDestinations: (failure?.refused ?? []).map((r) => destinationText(r.host, r.port)),
   }
+}
+
+/** Each host asked for, escaped; one that covers a destination the call just before was refused says so. */
+function hostLines(hosts: readonly string[], failure: PrecedingFailure | undefined): string[] {
+  const refused = failure?.callsSince === 0 ? (failure.refused ?? []) : []
+  return hosts.map((h) => `${displayLine(h)}${refusedBefore(h, refused) ? ' (refused in the previous run)' : ''}`)
 }
 
 /** The refusal texts of an answer that does not approve the request shown. */
@@ -177,7 +223,7 @@ export const APPROVAL_ANSWER_TEXTS = Object.freeze({
   noDigest:
     'the approval answered allowed-once without naming the request\'s digest; nothing ran (answer { outcome: "allowed-once", digest: request.digest })',
   otherDigest:
-    'the approval named the digest of another request: the command, workdir, policy, background or timeout differ from what was shown; nothing ran',
+    'the approval named the digest of another request: the command, workdir, policy, hosts, background or timeout differ from what was shown; nothing ran',
   malformed: (issues: string): string => `the approval's answer is malformed (${issues}); nothing ran`,
 })
 
@@ -210,6 +256,32 @@ function workdirNotes(shown: ApprovalDisplay): string[] {
   return notes
 }
 
+/** What the preceding failure was: the paths denied, the destinations refused, or the runner's failure. */
+function failureWhat(failure: PrecedingFailure, shown: ApprovalDisplay): string {
+  if (failure.kind !== 'denied') return 'the sandbox runner failed (the command did not run)'
+  const parts: string[] = []
+  if (shown.deniedPaths.length > 0) parts.push(`the sandbox denied writing ${shown.deniedPaths.join(', ')}`)
+  if (shown.refusedDestinations.length > 0)
+    parts.push(`the network allow-list refused ${shown.refusedDestinations.join(', ')}`)
+  return parts.length > 0 ? parts.join(' and ') : 'the sandbox denied a file operation'
+}
+
+/** The network a call runs under, in one line (every host escaped). */
+export function networkText(network: NetworkPolicy | undefined): string {
+  if (network === undefined || typeof network === 'string') return network ?? 'inherit'
+  const deny = network.deny?.length ? `; deny ${network.deny.map((h) => displayLine(h)).join(', ')}` : ''
+  return `allow-list ${network.allow.map((h) => displayLine(h)).join(', ')}${deny}`
+}
+
+/** The first line: the wider mode, the hosts, or both. */
+function questionLine(request: ApprovalRequest): string {
+  const wider = request.requestedMode !== request.currentMode
+  const hosts = (request.additionalHosts ?? []).length > 0
+  if (!hosts) return `Allow this command to run under ${request.requestedMode} instead of ${request.currentMode}?`
+  if (!wider) return `Allow this command to reach more hosts (under ${request.currentMode})?`
+  return `Allow this command to run under ${request.requestedMode} instead of ${request.currentMode}, and to reach more hosts?`
+}
+
 /** The request as text a person can judge at a glance (a harness may show it as its prompt); only `display` text. */
 export function describeApprovalRequest(request: ApprovalRequest): string {
   const shown = approvalDisplay(request)
@@ -217,24 +289,21 @@ export function describeApprovalRequest(request: ApprovalRequest): string {
     ? `  command ${shown.command.replace(/\n/g, '\n    ')}`
     : `  command: ${shown.command}`
   const lines = [
-    `Allow this command to run under ${request.requestedMode} instead of ${request.currentMode}?`,
+    questionLine(request),
     command,
     `  in: ${shown.workdir}${request.runInBackground ? ' (as a background job)' : ''}${request.timeoutMs === undefined ? '' : ` (timeout ${request.timeoutMs}ms)`}`,
     ...workdirNotes(shown),
+    ...shown.hosts.map((h) => `  reach: ${h}`),
+    ...(shown.hosts.length > 0 ? [`  network now: ${networkText(request.currentNetwork)}`] : []),
     `  why: ${shown.justification}`,
   ]
   const failure = request.precedingFailure
   if (failure === undefined) {
     lines.push('  no sandbox denial or runner failure came before it in this session')
   } else {
-    const paths = shown.deniedPaths
-    const what =
-      failure.kind === 'denied'
-        ? `the sandbox denied ${paths.length > 0 ? `writing ${paths.join(', ')}` : 'a file operation'}`
-        : 'the sandbox runner failed (the command did not run)'
     const when = failure.callsSince === 0 ? 'the previous call' : `a call ${failure.callsSince + 1} calls ago`
     const same = failure.sameCommand ? 'this same command' : `a different command: ${shown.precedingCommand}`
-    lines.push(`  before: ${what} under ${failure.mode}, in ${when} (${same})`)
+    lines.push(`  before: ${failureWhat(failure, shown)} under ${failure.mode}, in ${when} (${same})`)
   }
   lines.push(`  digest: ${request.digest}`)
   return lines.join('\n')

@@ -6,7 +6,8 @@ import path from 'node:path'
 import type { z as Z } from 'zod'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
-import { SANDBOX_MODES } from '../policy/vocabulary.js'
+import { vocabularySchemas } from '../policy/schema/vocabulary.js'
+import { type NetworkPolicy, SANDBOX_MODES } from '../policy/vocabulary.js'
 import type { ShellEnvRegistry } from '../shell/env-registry.js'
 import type { ShellExecutor } from '../shell/types.js'
 import type { Approval } from './approval.js'
@@ -28,6 +29,11 @@ export interface BashToolOptions {
   jobs?: Jobs | undefined
   /** Collects each call's `DSH_*` snapshot (seed 000's ctx.shellEnv); absent: the executor's own registry, if any. */
   shellEnv?: Pick<ShellEnvRegistry, 'collect'> | undefined
+  /**
+   * The network of every confined call: `inherit` (default), `deny`, or an allow-list of hosts. Under
+   * `deny` or a list the model may ask, with `additional_hosts`, for more hosts for one call.
+   */
+  network?: NetworkPolicy | undefined
 }
 
 const method = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' })
@@ -53,8 +59,9 @@ const OptionsSchema = z.strictObject(
       .optional(),
     jobs: withMethods(['start', 'output', 'kill', 'list'], 'a Jobs port: start, output, kill, list').optional(),
     shellEnv: withMethods(['collect'], 'a ShellEnvRegistry: collect').optional(),
+    network: vocabularySchemas().NetworkPolicySchema.optional(),
   },
-  { error: 'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv? })' },
+  { error: 'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network? })' },
 )
 
 /** Throws InvalidRequestError listing every missing, wrong or unknown option, each by name. */
@@ -79,6 +86,8 @@ export interface BashToolContext {
   shellEnv: Pick<ShellEnvRegistry, 'collect'> | undefined
   /** The last sandbox failure per owner, for approvals. */
   failures: SandboxFailureMemory
+  /** The network of every confined call (absent: inherit). */
+  network: NetworkPolicy | undefined
 }
 
 /** Checks `options` (see checkBashToolOptions) and fills the defaults of one tool set. */
@@ -91,5 +100,6 @@ export function bashToolContext(options: BashToolOptions): BashToolContext {
     jobs: options.jobs ?? new InMemoryJobs(),
     shellEnv: options.shellEnv,
     failures: new SandboxFailureMemory(),
+    network: options.network,
   }
 }

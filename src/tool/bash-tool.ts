@@ -11,7 +11,8 @@ import { displayLine } from '../policy/display-text.js'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
-import type { SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+import { hostsRequestLabel, widenNetwork } from '../policy/network/widen-hosts.js'
+import type { NetworkPolicy, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import {
   ESCALATION_TARGETS,
   ESCALATION_TEXTS,
@@ -24,8 +25,15 @@ import {
 import { renderResult } from '../shell/exit-status.js'
 import { spawnFailureText } from '../shell/spawn-failure.js'
 import type { ShellExecSpec, ShellProcess, ShellRunResult, ToolExecution } from '../shell/types.js'
-import { APPROVAL_ANSWER_TEXTS, answerOutcome, approvalDigest, approvalDisplay } from './approval.js'
+import {
+  APPROVAL_ANSWER_TEXTS,
+  answerOutcome,
+  approvalDigest,
+  approvalDigestOfRun,
+  approvalDisplay,
+} from './approval.js'
 import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
+import { denialHints, startedJobText } from './job-render.js'
 import type { JobInfo, JobOwner } from './jobs.js'
 import {
   checkToolCall,
@@ -84,17 +92,26 @@ const ESCALATION_ARGS = {
     .describe(
       'Only after a sandbox denial: retry the exact same command once with this wider mode (the narrowest that suffices); the user is asked to approve.',
     ),
+  additional_hosts: z
+    .array(z.string())
+    .nullish()
+    .describe(
+      'Only after the network allow-list refused a host: retry the exact same command once with these hosts added to it (a name, *.domain or an IP address, each with an optional :port; only the hosts it needs); the user is asked to approve. A host in the deny list stays refused.',
+    ),
   justification: z
     .string()
     .nullish()
-    .describe('With sandbox_permissions: one sentence telling the user why the wider mode is needed.'),
+    .describe(
+      'With sandbox_permissions or additional_hosts: one sentence telling the user why the wider mode or the hosts are needed.',
+    ),
 }
 
 const DESCRIPTION = `Runs a bash command (bash -c, a fresh non-interactive shell each call) and returns its output with status markers.
 Check the [exit code: N] marker on every result; investigate failures before moving on. Other markers: [timed out after Nms], [killed by signal: SIG], (no output), and a [stderr] section for standard error.
 A foreground command owns its process tree: anything it starts with & is killed shortly after it returns, so never use & or nohup to keep something running. For servers, watchers and long builds set run_in_background: the call returns a job id at once; job_output reads the job's new output and its status, job_kill stops it.`
 const SANDBOX_DESCRIPTION = `
-Commands run in a sandbox. [sandbox: file access denied under <mode> mode] means the sandbox, not the command, refused a file operation (for a background job it shows in job_output). Only then, retry the exact same command once with sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence justification; the user is asked to approve. Never escalate speculatively. A rejection is final. Escalation is unavailable when approvals are disabled.`
+Commands run in a sandbox. [sandbox: file access denied under <mode> mode] means the sandbox, not the command, refused a file operation (for a background job it shows in job_output). Only then, retry the exact same command once with sandbox_permissions (the narrowest wider mode that suffices) and a one-sentence justification; the user is asked to approve. Never escalate speculatively. A rejection is final. Escalation is unavailable when approvals are disabled.
+[sandbox: network access refused ...] means the network allow-list refused the hosts it names. Only then, retry the exact same command once with additional_hosts (only the hosts it needs) and a one-sentence justification; the user is asked to approve.`
 
 /** Whether a denial under `mode` gets the escalation hint: a wider mode exists and approvals can be asked. */
 export function offersEscalation(context: Pick<BashToolContext, 'approval'>, mode: SandboxMode | undefined): boolean {
@@ -111,15 +128,10 @@ function failureResult(error: unknown, call: ToolCall): BashToolResult {
   return toolError(message, 'TOOL_FAILED')
 }
 
-/** The text of a started background job. */
-function startedText(job: JobInfo): string {
-  const id = JSON.stringify(job.id)
-  return `Started background job ${job.id}.\nRead its output with job_output({"job_id":${id}}); stop it with job_kill({"job_id":${id}}).`
-}
-
-/** A retry the person approved: the policy it runs under and the digest their answer named. */
+/** A retry the person approved: the policy it runs under, the hosts asked for and the digest their answer named. */
 interface ApprovedRetry {
   policy: SandboxExecutionPolicy
+  hosts: readonly string[] | undefined
   digest: string
 }
 
@@ -131,9 +143,10 @@ interface RetryPlace {
   currentMode: SandboxMode
 }
 
-/** What the model asks to retry: the mode, why, the command, background or not, and its timeout. */
+/** What the model asks to retry: the mode, the hosts (or both), why, the command, background or not, and its timeout. */
 interface RetryAsk {
-  mode: EscalationTarget
+  mode?: EscalationTarget | undefined
+  hosts?: readonly string[] | undefined
   justification: string
   command: string
   background: boolean
@@ -146,6 +159,7 @@ function retryTerms(
   ask: RetryAsk,
   call: ToolCall,
   place: RetryPlace,
+  network: NetworkPolicy | undefined,
 ): { policy: SandboxExecutionPolicy; timeoutMs: number | undefined } {
   const policy = resolvePolicy({
     cwd: place.workdir,
@@ -154,6 +168,7 @@ function retryTerms(
     sessionMode: call.sessionMode,
     approvedMode: ask.mode,
     sessionId: call.sessionId,
+    network,
   })
   const request = { command: ask.command, workdir: place.workdir, timeoutMs: ask.timeoutMs ?? undefined }
   return { policy, timeoutMs: ask.background ? undefined : context.executor.resolve(request).timeoutMs }
@@ -170,14 +185,20 @@ async function approveRetry(
   place: RetryPlace,
 ): Promise<ApprovedRetry | BashToolResult> {
   const { approval, failures } = context
-  const target = ask.mode
-  const notWider = wideningError(place.currentMode, target)
+  const notWider = ask.mode === undefined ? undefined : wideningError(place.currentMode, ask.mode)
   if (notWider) return toolError(notWider, 'ESCALATION_NOT_WIDER')
+  const widened =
+    ask.hosts === undefined ? undefined : widenNetwork(context.network, ask.hosts, ask.mode ?? place.currentMode)
+  if (widened?.ok === false) return toolError(widened.error, 'ESCALATION_NOT_WIDER')
+  const target =
+    ask.hosts === undefined
+      ? (ask.mode as EscalationTarget)
+      : hostsRequestLabel(ask.mode ?? place.currentMode, ask.hosts)
   if (!approval) return toolError(ESCALATION_TEXTS.noApprovalService(target), 'ESCALATION_UNAVAILABLE')
   if (call.agent === undefined) return toolError(ESCALATION_TEXTS.noAgent(target), 'ESCALATION_UNAVAILABLE')
   let terms: ReturnType<typeof retryTerms>
   try {
-    terms = retryTerms(context, ask, call, place)
+    terms = retryTerms(context, ask, call, place, widened?.network ?? context.network)
   } catch (error) {
     return failureResult(error, call)
   }
@@ -195,7 +216,9 @@ async function approveRetry(
     givenWorkdir: place.givenWorkdir === place.workdir ? undefined : place.givenWorkdir,
     workspaceRoot: place.root,
     currentMode: place.currentMode,
-    requestedMode: target,
+    requestedMode: ask.mode ?? place.currentMode,
+    additionalHosts: ask.hosts,
+    currentNetwork: context.network,
     justification: ask.justification,
     runInBackground: ask.background,
     timeoutMs,
@@ -209,6 +232,7 @@ async function approveRetry(
     policy,
     runInBackground: ask.background,
     timeoutMs,
+    additionalHosts: ask.hosts,
   })
   const answered = answerOutcome(
     await approval.request({ ...fields, digest, display: approvalDisplay(fields) }),
@@ -217,7 +241,7 @@ async function approveRetry(
   if ('error' in answered) return toolError(answered.error, 'ESCALATION_REFUSED')
   const decided = escalationOutcome(target, answered.outcome)
   if (!decided.granted) return toolError(decided.error, 'ESCALATION_REFUSED')
-  return { policy, digest }
+  return { policy, hosts: ask.hosts, digest }
 }
 
 /**
@@ -230,17 +254,20 @@ function workdirOf(root: string, given: string | null | undefined): { givenWorkd
   return { givenWorkdir, workdir: canonicalPath(givenWorkdir) }
 }
 
-/**
- * The approval digest of what `spec` runs (a background job has no timeout). Its workdir is
- * resolved again: a symlink planted there while the person was asked leads elsewhere, and refuses.
- */
-function digestOfRun(spec: ShellExecSpec, background: boolean): string {
-  return approvalDigest({
-    ...spec,
-    workdir: canonicalPath(spec.workdir),
-    policy: spec.sandboxPolicy,
-    runInBackground: background,
-    timeoutMs: background ? undefined : spec.timeoutMs,
+/** The policy of a call without approval: the session's mode (else the default) and the tool set's network. */
+function baselinePolicy(
+  context: BashToolContext,
+  call: ToolCall,
+  workdir: string,
+  root: string,
+): SandboxExecutionPolicy {
+  return resolvePolicy({
+    cwd: workdir,
+    workspaceRoot: root,
+    defaultMode: context.executor.sandboxMode,
+    sessionMode: call.sessionMode,
+    sessionId: call.sessionId,
+    network: context.network,
   })
 }
 
@@ -271,8 +298,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
     const failure = failureOf(result.sandbox, { callId: call.callId, command: spec.command, workdir: spec.workdir })
     if (failure) failures.record(owner, failure)
     else failures.noteCall(owner)
-    const hint = offersEscalation(context, result.sandbox?.mode)
-    return { content: renderResult(result, { escalationHint: hint }), isError: false, result }
+    return { content: renderResult(result, denialHints(context, result.sandbox?.mode)), isError: false, result }
   }
 
   async function startJob(spec: ShellExecSpec, call: ToolCall, owner: JobOwner): Promise<BashToolResult> {
@@ -292,7 +318,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
         callId: call.callId,
       })
       failures.noteCall(owner)
-      return { content: startedText(job), isError: false, job }
+      return { content: startedJobText(job), isError: false, job }
     } catch (error) {
       // Nothing may keep running that no job runtime owns.
       process.kill()
@@ -312,7 +338,8 @@ export function bashToolIn(context: BashToolContext): BashTool {
       const parsed = parseArguments(accepted, raw)
       if (!parsed.ok) return parsed.error
       const args = parsed.args
-      if (!sandboxed && (args.sandbox_permissions !== undefined || args.justification !== undefined)) {
+      const asks = [args.sandbox_permissions, args.additional_hosts, args.justification]
+      if (!sandboxed && asks.some((field) => field !== undefined)) {
         return toolError(ESCALATION_TEXTS.notAvailable, 'INVALID_ESCALATION')
       }
       const check = validateEscalationArgs(args)
@@ -340,13 +367,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
         const sandboxPolicy = approved
           ? approved.policy
           : sandboxed
-            ? resolvePolicy({
-                cwd: workdir,
-                workspaceRoot: root,
-                defaultMode,
-                sessionMode: call.sessionMode,
-                sessionId: call.sessionId,
-              })
+            ? baselinePolicy(context, call, workdir, root)
             : undefined
         const execution: ToolExecution = { sessionId: call.sessionId, callId: call.callId, agent: call.agent }
         spec = executor.resolve({
@@ -363,7 +384,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
         return failureResult(error, call)
       }
       // What runs is what the person approved: one changed byte of command, workdir, policy or timeout refuses.
-      if (approved && digestOfRun(spec, background) !== approved.digest) {
+      if (approved && approvalDigestOfRun(spec, background, approved.hosts) !== approved.digest) {
         return toolError(APPROVAL_ANSWER_TEXTS.otherDigest, 'ESCALATION_REFUSED')
       }
       return background ? startJob(spec, call, owner) : runForeground(spec, call, owner)

@@ -5,8 +5,11 @@
  * `[status: completed, exit code: N]`, `[status: killed, signal: SIG]` or
  * `[status: killed, killed before exit]` (the reference's outcome details).
  */
-import { denialMarker, ESCALATION_HINT, runnerFailureMarker } from '../shell/exit-status.js'
+import type { SandboxMode } from '../policy/vocabulary.js'
+import { narrowestWiderMode } from '../policy/widen.js'
+import { denialLines, runnerFailureMarker } from '../shell/exit-status.js'
 import type { ShellProcessRead } from '../shell/types.js'
+import type { BashToolContext } from './bash-tool-options.js'
 import type { JobInfo } from './jobs.js'
 
 /** The body shown when a read brought nothing new. */
@@ -28,8 +31,10 @@ export function jobStatusLine(job: Pick<JobInfo, 'status' | 'exitCode' | 'signal
 
 /** Options of renderJobRead. */
 export interface JobRenderOptions {
-  /** Append the escalation hint after a denial marker. */
+  /** Append the escalation hint after a file denial marker. */
   escalationHint?: boolean | undefined
+  /** Append the hint to ask for hosts after a network denial marker. */
+  networkHint?: boolean | undefined
   /** Lines shown just before the status line. */
   notes?: readonly string[] | undefined
 }
@@ -41,11 +46,31 @@ export function renderJobRead(job: JobInfo, read: ShellProcessRead, options: Job
   const facts = job.sandbox
   if (facts?.runnerFailed === true) {
     lines.push(runnerFailureMarker(facts.mode))
-  } else if (facts?.denied === true) {
-    lines.push(denialMarker(facts.mode))
-    if (options.escalationHint) lines.push(ESCALATION_HINT)
+  } else {
+    lines.push(...denialLines(facts, options))
   }
   lines.push(...(options.notes ?? []), jobStatusLine(job))
   const body = read.delta === '' ? NO_NEW_OUTPUT : read.delta
   return `${body}\n${lines.join('\n')}`
+}
+
+/** The text of a started background job. */
+export function startedJobText(job: JobInfo): string {
+  const id = JSON.stringify(job.id)
+  return `Started background job ${job.id}.\nRead its output with job_output({"job_id":${id}}); stop it with job_kill({"job_id":${id}}).`
+}
+
+/**
+ * The hints a denial gets (bash results and job reads alike): the wider mode's when one exists
+ * under `mode`, the hosts' when the set confines; either only when approvals can be asked.
+ */
+export function denialHints(
+  context: Pick<BashToolContext, 'approval' | 'executor'>,
+  mode: SandboxMode | undefined,
+): { escalationHint: boolean; networkHint: boolean } {
+  const asks = context.approval !== undefined
+  return {
+    escalationHint: asks && mode !== undefined && narrowestWiderMode(mode) !== undefined,
+    networkHint: asks && context.executor.sandboxMode !== undefined,
+  }
 }

@@ -7,8 +7,7 @@
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { MAX_JOB_WAIT_MS } from '../policy/defaults.js'
 import type { BashToolContext } from './bash-tool-options.js'
-import { offersEscalation } from './bash-tool.js'
-import { renderJobRead } from './job-render.js'
+import { denialHints, renderJobRead } from './job-render.js'
 import type { JobInfo, JobOwner } from './jobs.js'
 import {
   checkToolCall,
@@ -93,8 +92,8 @@ export function jobOutputToolIn(context: BashToolContext): JobOutputTool {
       const out = await context.jobs.output(parsed.args.job_id, owner, { waitMs, signal: call.signal })
       if (out === undefined) return notFound(context, parsed.args.job_id, owner)
       remember(context, out.job, owner)
-      const hint = offersEscalation(context, out.job.sandbox?.mode)
-      return { content: renderJobRead(out.job, out.read, { escalationHint: hint }), isError: false, job: out.job }
+      const hints = denialHints(context, out.job.sandbox?.mode)
+      return { content: renderJobRead(out.job, out.read, hints), isError: false, job: out.job }
     },
   }
 }
@@ -114,9 +113,9 @@ export function jobKillToolIn(context: BashToolContext): JobKillTool {
       if (killed === undefined) return notFound(context, parsed.args.job_id, owner)
       remember(context, killed.job, owner)
       const notes = killed.killed ? [] : [`[job ${killed.job.id} had already ended; nothing was killed]`]
-      const hint = offersEscalation(context, killed.job.sandbox?.mode)
+      const hints = denialHints(context, killed.job.sandbox?.mode)
       return {
-        content: renderJobRead(killed.job, killed.read, { escalationHint: hint, notes }),
+        content: renderJobRead(killed.job, killed.read, { ...hints, notes }),
         isError: false,
         job: killed.job,
       }

@@ -3,6 +3,7 @@
  * its bash calls met (a denial with its paths, or a runner failure), and how many calls came
  * since. Memory only, bounded: the least recently active owners are forgotten first.
  */
+import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import type { PrecedingFailure } from './approval.js'
 import { ownerKey, type JobOwner } from './jobs.js'
@@ -63,6 +64,8 @@ export function failureOf(
         denied: boolean
         runnerFailed?: boolean | undefined
         deniedPaths?: readonly string[] | undefined
+        deniedFor?: ReadonlyArray<'files' | 'network'> | undefined
+        network?: NetworkFacts | undefined
       }
     | undefined,
   call: { callId: string; command: string; workdir: string; jobId?: string | undefined },
@@ -76,6 +79,12 @@ export function failureOf(
     jobId: call.jobId,
   }
   if (facts.runnerFailed === true) return { ...base, kind: 'runner-failed', paths: [] }
-  if (facts.denied) return { ...base, kind: 'denied', paths: [...(facts.deniedPaths ?? [])] }
-  return undefined
+  if (!facts.denied) return undefined
+  const refused = facts.deniedFor?.includes('network') ? (facts.network?.refused ?? []) : []
+  return {
+    ...base,
+    kind: 'denied',
+    paths: [...(facts.deniedPaths ?? [])],
+    ...(refused.length > 0 ? { refused: refused.map((r) => ({ ...r })) } : {}),
+  }
 }

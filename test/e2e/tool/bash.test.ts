@@ -309,7 +309,7 @@ describe('bash tool, sandboxed: the strictly-wider retry', async () => {
       'invalid escalation: sandbox_permissions requires a justification',
     )
     expect((await tool.execute({ command: 'true', justification: 'why' }, c)).content).toBe(
-      'invalid escalation: justification is only valid together with sandbox_permissions',
+      'invalid escalation: justification is only valid together with sandbox_permissions or additional_hosts',
     )
     expect(
       (await tool.execute({ command: 'true', sandbox_permissions: 'workspace-write', justification: '  ' }, c)).content,

@@ -104,3 +104,95 @@ describe('denialLine', () => {
     }
   })
 })
+
+describe('denialLine under a network allow-list', () => {
+  const policy = { mode: 'read-only' as const, workspaceRoot: '/work/project', network: { allow: ['a.example'] } }
+  type Refused = {
+    host: string
+    port: number
+    count: number
+    reason: 'denied' | 'not-allowed' | 'address' | 'server-name'
+  }
+  const refusedRun = (refused: Refused[], deniedFor: ('files' | 'network')[] = ['network'], omitted?: number) =>
+    result({
+      exitCode: 6,
+      sandbox: {
+        mode: 'read-only',
+        denied: true,
+        deniedFor,
+        network: { refused, allowed: [], ...(omitted === undefined ? {} : { refusedOmitted: omitted }) },
+        ...(deniedFor.includes('files') ? { deniedPaths: ['/work/project/out.txt'] } : {}),
+      },
+    })
+
+  it('names each refused host:port, the reason in plain words and the flag that allows it; no file line', () => {
+    const line = denialLine(
+      refusedRun([
+        { host: 'registry.npmjs.org', port: 443, count: 3, reason: 'not-allowed' },
+        { host: 'evil.example', port: 80, count: 1, reason: 'denied' },
+        { host: 'db.internal', port: 5432, count: 1, reason: 'address' },
+        { host: '10.0.0.5', port: 80, count: 1, reason: 'address' },
+        { host: 'a.example', port: 443, count: 1, reason: 'server-name' },
+      ]),
+      policy,
+    )
+    expect(line?.split('\n')).toEqual([
+      'cordon: the network allow-list refused 5 destinations:',
+      'cordon:   registry.npmjs.org:443 (3 tries): not in the allow-list; to allow it: --allow-host registry.npmjs.org',
+      'cordon:   evil.example:80: in the deny list, which wins over every allow pattern; to allow it: drop the --deny-host pattern that covers it (--allow-host cannot override it)',
+      'cordon:   db.internal:5432: it resolves to a private, loopback or link-local address, which only a literal address in the allow-list reaches; to allow it: --allow-host ADDRESS, naming the address itself (a name never reaches such an address)',
+      'cordon:   10.0.0.5:80: it resolves to a private, loopback or link-local address, which only a literal address in the allow-list reaches; to allow it: --allow-host 10.0.0.5',
+      'cordon:   a.example:443: the TLS server name differed from the host the proxy was asked to connect to (CONNECT); no flag allows it: the client must name the same host in CONNECT and in TLS',
+    ])
+  })
+
+  it('names at most five, then how many more (the ones past the facts cap counted too)', () => {
+    const many = Array.from({ length: 7 }, (_, i) => ({
+      host: `h${i}.example`,
+      port: 443,
+      count: 1,
+      reason: 'not-allowed' as const,
+    }))
+    const lines = (denialLine(refusedRun(many, ['network'], 4), policy) as string).split('\n')
+    expect(lines[0]).toBe('cordon: the network allow-list refused 11 destinations:')
+    expect(lines).toHaveLength(7)
+    expect(lines[5]).toContain('h4.example:443')
+    expect(lines[6]).toBe('cordon:   and 6 more')
+  })
+
+  it('a run denied for files and the network gets both, the file line unchanged and first', () => {
+    const both = denialLine(
+      refusedRun([{ host: 'b.example', port: 443, count: 1, reason: 'not-allowed' }], ['files', 'network']),
+      policy,
+    )
+    expect(both?.split('\n')[0]).toBe(
+      'cordon: sandbox denied a write to /work/project/out.txt under read-only mode; to allow it: --mode workspace-write (or --mode danger-full-access)',
+    )
+    expect(both?.split('\n').slice(1)).toEqual([
+      'cordon: the network allow-list refused a destination:',
+      'cordon:   b.example:443: not in the allow-list; to allow it: --allow-host b.example',
+    ])
+  })
+
+  it('hosts from the proxy are escaped: an IPv6 address in brackets, a hostile name shell-quoted and inert', () => {
+    const line = denialLine(
+      refusedRun([
+        { host: '::1', port: 8080, count: 1, reason: 'address' },
+        { host: 'x\x1b[2K\u202e.example', port: 443, count: 1, reason: 'not-allowed' },
+      ]),
+      policy,
+    ) as string
+    expect(line).toContain('cordon:   [::1]:8080: ')
+    expect(line).toContain('to allow it: --allow-host ::1')
+    expect(line).toContain(
+      "x\\x1b[2K\\u202e.example:443: not in the allow-list; to allow it: --allow-host $'x\\x1b[2K\\u202e.example'",
+    )
+    expect(holdsRawControl(line)).toBe(false)
+  })
+
+  it('a network denial whose facts name no host still says the allow-list refused one', () => {
+    expect(denialLine(refusedRun([]), policy)).toBe(
+      'cordon: the network allow-list refused a connection (which one is unknown)',
+    )
+  })
+})

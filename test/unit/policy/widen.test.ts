@@ -86,7 +86,7 @@ describe('escalation pairing', () => {
     })
     expect(validateEscalationArgs({ justification: 'because' })).toEqual({
       ok: false,
-      error: 'invalid escalation: justification is only valid together with sandbox_permissions',
+      error: 'invalid escalation: justification is only valid together with sandbox_permissions or additional_hosts',
     })
     for (const blank of ['', '   ', '\n\t']) {
       expect(validateEscalationArgs({ sandbox_permissions: 'workspace-write', justification: blank })).toEqual({
@@ -141,5 +141,49 @@ describe('approval outcomes', () => {
 
   it('an outcome outside the closed set trips the exhaustiveness guard', () => {
     invalid(() => escalationOutcome('workspace-write', 'allowed-always' as ApprovalOutcome))
+  })
+})
+
+describe('escalation pairing with additional_hosts', () => {
+  it('hosts with a justification are an escalation, normalized and sorted; with a mode, both', () => {
+    expect(validateEscalationArgs({ additional_hosts: ['B.example', 'a.example'], justification: 'fetch' })).toEqual({
+      ok: true,
+      escalation: { hosts: ['a.example', 'b.example'], justification: 'fetch' },
+    })
+    expect(
+      validateEscalationArgs({
+        sandbox_permissions: 'workspace-write',
+        additional_hosts: ['registry.npmjs.org'],
+        justification: 'npm install',
+      }),
+    ).toEqual({
+      ok: true,
+      escalation: { mode: 'workspace-write', hosts: ['registry.npmjs.org'], justification: 'npm install' },
+    })
+  })
+
+  it('hosts need a justification; a justification needs a mode or hosts; bad hosts are all named', () => {
+    expect(validateEscalationArgs({ additional_hosts: ['a.example'] })).toEqual({
+      ok: false,
+      error: 'invalid escalation: additional_hosts requires a justification',
+    })
+    expect(validateEscalationArgs({ justification: 'x' })).toEqual({
+      ok: false,
+      error: ESCALATION_TEXTS.justificationWithoutPermissions,
+    })
+    expect(validateEscalationArgs({ additional_hosts: ['a.example'], justification: ' ' })).toEqual({
+      ok: false,
+      error: 'invalid justification: expected a non-empty sentence',
+    })
+    const bad = validateEscalationArgs({ additional_hosts: ['ok.example', 'a b', '*'], justification: 'x' })
+    expect(bad).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^invalid additional_hosts, nothing ran: "a b": .*; "\*": /),
+    })
+    expect(validateEscalationArgs({ additional_hosts: [], justification: 'x' })).toMatchObject({ ok: false })
+    expect(validateEscalationArgs({ additional_hosts: 'a.example', justification: 'x' })).toEqual({
+      ok: false,
+      error: 'invalid additional_hosts: expected a list of host patterns',
+    })
   })
 })

@@ -1,9 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { holdsRawControl } from '../../../src/policy/display-text.js'
 import {
   ESCALATION_HINT,
+  NETWORK_HINT,
   appendExitStatus,
+  denialLines,
   denialMarker,
+  networkDenialMarker,
   endsInExitMarker,
   parseExitStatus,
   renderResult,
@@ -115,6 +119,75 @@ describe('renderResult', () => {
     expect(parseExitStatus(text)).toEqual({ body: 'echoed\n[exit code: 7]', exitCode: 0, signal: null })
     const sig = renderResult(result({ stdout: out('x\n[killed by signal: SIGKILL]') }))
     expect(parseExitStatus(sig)).toEqual({ body: 'x\n[killed by signal: SIGKILL]', exitCode: 0, signal: null })
+  })
+})
+
+describe('renderResult under a network allow-list', () => {
+  type Refused = {
+    host: string
+    port: number
+    count: number
+    reason: 'denied' | 'not-allowed' | 'address' | 'server-name'
+  }
+  const refusedRun = (refused: Refused[], deniedFor: ('files' | 'network')[] = ['network'], omitted?: number) =>
+    result({
+      exitCode: 6,
+      stderr: out('curl: (56) CONNECT tunnel failed, response 403\n'),
+      sandbox: {
+        mode: 'read-only',
+        denied: true,
+        deniedFor,
+        network: { refused, allowed: [], ...(omitted === undefined ? {} : { refusedOmitted: omitted }) },
+      },
+    })
+  const npm = { host: 'registry.npmjs.org', port: 443, count: 2, reason: 'not-allowed' as const }
+
+  it('a network-only denial: the refused hosts and the hosts hint, never the file marker or its hint', () => {
+    const text = renderResult(refusedRun([npm, { host: 'evil.example', port: 80, count: 1, reason: 'denied' }]), {
+      escalationHint: true,
+      networkHint: true,
+    })
+    expect(text).toBe(
+      '[stderr]\ncurl: (56) CONNECT tunnel failed, response 403\n\n' +
+        '[sandbox: network access refused by the allow-list: registry.npmjs.org:443 (2 tries): not in the allow-list; evil.example:80: in the deny list, which wins over every allow pattern]\n' +
+        `${NETWORK_HINT}\n` +
+        '[exit code: 6]',
+    )
+    expect(NETWORK_HINT).toMatch(/additional_hosts .* \+ justification/)
+    expect(renderResult(refusedRun([npm]))).not.toContain(NETWORK_HINT)
+    expect(parseExitStatus(text).exitCode).toBe(6)
+  })
+
+  it('denied for files and the network: the file marker and its hint first, then the network', () => {
+    const text = renderResult(refusedRun([npm], ['files', 'network']), { escalationHint: true, networkHint: true })
+    const markers = text.split('\n').filter((l) => l.startsWith('[sandbox'))
+    expect(markers).toEqual([
+      denialMarker('read-only'),
+      ESCALATION_HINT,
+      networkDenialMarker({ refused: [npm], allowed: [] }),
+      NETWORK_HINT,
+    ])
+  })
+
+  it('at most five hosts, then how many more; hostile names escaped; none known is said', () => {
+    const many = Array.from({ length: 6 }, (_, i) => ({ ...npm, host: `h${i}.example`, count: 1 }))
+    const marker = networkDenialMarker({ refused: many, allowed: [], refusedOmitted: 3 })
+    expect(marker).toMatch(/h4\.example:443: not in the allow-list; and 4 more\]$/)
+    expect(marker).not.toContain('h5.example')
+    const hostile = networkDenialMarker({ refused: [{ ...npm, host: 'a\x1b[2J\u202eb' }], allowed: [] })
+    expect(hostile).toContain('a\\x1b[2J\\u202eb:443')
+    expect(holdsRawControl(hostile)).toBe(false)
+    expect(networkDenialMarker(undefined)).toBe(
+      '[sandbox: network access refused by the allow-list (which host is unknown)]',
+    )
+  })
+
+  it('facts without deniedFor are a file denial, rendered as before', () => {
+    const denied = result({ exitCode: 1, sandbox: { mode: 'read-only', denied: true } })
+    expect(denialLines(denied.sandbox, { escalationHint: true, networkHint: true })).toEqual([
+      denialMarker('read-only'),
+      ESCALATION_HINT,
+    ])
   })
 })
 

@@ -183,6 +183,8 @@ describe('describeApprovalRequest', () => {
           workdir,
           givenWorkdir: justification,
           workspaceRoot: command,
+          additionalHosts: paths,
+          currentNetwork: { allow: paths, deny: paths },
           precedingFailure: {
             kind: 'denied',
             callId: 'c0',
@@ -190,8 +192,9 @@ describe('describeApprovalRequest', () => {
             workdir,
             mode: 'read-only',
             paths,
+            refused: paths.map((host) => ({ host, port: 443, count: 1, reason: 'not-allowed' as const })),
             sameCommand: false,
-            callsSince: 1,
+            callsSince: 0,
           },
         })
         const shown = [describeApprovalRequest(r), ...Object.values(r.display).flat()].filter(
@@ -201,5 +204,86 @@ describe('describeApprovalRequest', () => {
       }),
       { numRuns: 500 },
     )
+  })
+})
+
+describe('additional_hosts in the approval', () => {
+  const listPolicy = (allow: string[]): SandboxExecutionPolicy => ({ ...policy, mode: 'read-only', network: { allow } })
+  const subject = (hosts: string[] | undefined, allow = hosts ?? []) => ({
+    command: 'npm install',
+    workdir: '/w',
+    policy: listPolicy(allow),
+    additionalHosts: hosts,
+  })
+
+  it('the digest covers the hosts: one for [a] never approves [a, b]; their order and repeats do not matter', () => {
+    const a = approvalDigest(subject(['a.example'], ['a.example']))
+    const ab = approvalDigest(subject(['a.example', 'b.example'], ['a.example']))
+    expect(ab).not.toBe(a)
+    expect(answerOutcome({ outcome: 'allowed-once', digest: a }, ab)).toEqual({
+      error: APPROVAL_ANSWER_TEXTS.otherDigest,
+    })
+    expect(approvalDigest(subject(['b.example', 'a.example', 'a.example'], ['a.example']))).toBe(ab)
+    // The hosts are covered by themselves, not only through the policy's list.
+    expect(approvalDigest(subject(undefined, ['a.example']))).not.toBe(a)
+    expect(APPROVAL_ANSWER_TEXTS.otherDigest).toContain('hosts')
+  })
+
+  const refusedBefore = {
+    kind: 'denied' as const,
+    callId: 'c0',
+    command: 'npm install',
+    workdir: '/work/repo',
+    mode: 'read-only' as const,
+    paths: [],
+    refused: [{ host: 'registry.npmjs.org', port: 443, count: 3, reason: 'not-allowed' as const }],
+    sameCommand: true,
+    callsSince: 0,
+  }
+  const hostsRequest = (over: Partial<ApprovalRequest> = {}) =>
+    request({
+      requestedMode: 'read-only',
+      additionalHosts: ['*.npmjs.org:443', 'pypi.org'],
+      currentNetwork: { allow: ['github.com'], deny: ['gist.github.com'] },
+      precedingFailure: refusedBefore,
+      ...over,
+    })
+
+  it('names each host, and a host the previous run was refused as such', () => {
+    const r = hostsRequest()
+    expect(r.display.hosts).toEqual(['*.npmjs.org:443 (refused in the previous run)', 'pypi.org'])
+    expect(r.display.refusedDestinations).toEqual(['registry.npmjs.org:443'])
+    const lines = describeApprovalRequest(r).split('\n')
+    expect(lines[0]).toBe('Allow this command to reach more hosts (under read-only)?')
+    expect(lines).toContain('  reach: *.npmjs.org:443 (refused in the previous run)')
+    expect(lines).toContain('  reach: pypi.org')
+    expect(lines).toContain('  network now: allow-list github.com; deny gist.github.com')
+    expect(lines).toContain(
+      '  before: the network allow-list refused registry.npmjs.org:443 under read-only, in the previous call (this same command)',
+    )
+  })
+
+  it('a refusal calls ago is not the previous run; a host it did not cover is not named so', () => {
+    const older = hostsRequest({ precedingFailure: { ...refusedBefore, callsSince: 2 } })
+    expect(older.display.hosts).toEqual(['*.npmjs.org:443', 'pypi.org'])
+    expect(describeApprovalRequest(older)).toContain('in a call 3 calls ago')
+    const otherPort = hostsRequest({ additionalHosts: ['registry.npmjs.org:80'] })
+    expect(otherPort.display.hosts).toEqual(['registry.npmjs.org:80'])
+  })
+
+  it('a wider mode with hosts asks for both; hosts are escaped', () => {
+    const both = hostsRequest({
+      requestedMode: 'workspace-write',
+      additionalHosts: ['a\x1b[2J.example'],
+      currentNetwork: 'deny',
+    })
+    const text = describeApprovalRequest(both)
+    expect(text.split('\n')[0]).toBe(
+      'Allow this command to run under workspace-write instead of read-only, and to reach more hosts?',
+    )
+    expect(text).toContain('  reach: a\\x1b[2J.example\n')
+    expect(text).toContain('  network now: deny\n')
+    expect(holdsRawControl(text)).toBe(false)
+    expect(describeApprovalRequest(request())).not.toContain('reach:')
   })
 })

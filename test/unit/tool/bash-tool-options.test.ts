@@ -19,7 +19,7 @@ describe('bash tool options', () => {
       expect(error.message).toMatch(/^invalid bash tool options: executor: required/)
     }
     expect(invalid(() => createBashTool(undefined as never)).issues).toEqual([
-      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv? })',
+      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network? })',
     ])
   })
 
@@ -63,5 +63,15 @@ describe('bash tool options', () => {
     })
     expect(tool.name).toBe('bash')
     expect(createBashTools({ executor, jobs }).jobs).toBe(jobs)
+  })
+
+  it('the network option: inherit, deny or an allow-list whose every pattern parses', () => {
+    for (const network of ['inherit', 'deny', { allow: ['a.example'], deny: ['b.a.example'] }] as const) {
+      expect(createBashTool({ executor, network }).name).toBe('bash')
+    }
+    const error = invalid(() => createBashTool({ executor, network: { allow: ['ok.example', 'a b'] } } as never))
+    expect(error.issues).toHaveLength(1)
+    expect(error.issues[0]).toMatch(/^network(\.allow\.1)?: .*"a b"/)
+    expect(invalid(() => createBashTool({ executor, network: 'open' } as never)).issues[0]).toMatch(/^network/)
   })
 })

@@ -1,8 +1,20 @@
 // What a model reads about a background job: the new output, a note when some survives only in a
 // spill file, the sandbox markers once settled, and the status line last.
 import { describe, expect, it } from 'vitest'
-import { denialMarker, ESCALATION_HINT, runnerFailureMarker } from '../../../src/shell/exit-status.js'
-import { droppedOutputNote, jobStatusLine, NO_NEW_OUTPUT, renderJobRead } from '../../../src/tool/job-render.js'
+import {
+  denialMarker,
+  ESCALATION_HINT,
+  NETWORK_HINT,
+  networkDenialMarker,
+  runnerFailureMarker,
+} from '../../../src/shell/exit-status.js'
+import {
+  denialHints,
+  droppedOutputNote,
+  jobStatusLine,
+  NO_NEW_OUTPUT,
+  renderJobRead,
+} from '../../../src/tool/job-render.js'
 import type { JobInfo } from '../../../src/tool/jobs.js'
 
 const job = (over: Partial<JobInfo> = {}): JobInfo => ({
@@ -73,5 +85,39 @@ describe('renderJobRead', () => {
       runnerFailureMarker('workspace-write'),
       '[status: completed, exit code: 1]',
     ])
+  })
+})
+
+describe('a job denied for the network', () => {
+  const network = { refused: [{ host: 'a.example', port: 443, count: 1, reason: 'not-allowed' as const }], allowed: [] }
+  const read = { delta: 'curl: (56)\n', lossy: false } as Parameters<typeof renderJobRead>[1]
+  const denied = job({ exitCode: 56, sandbox: { mode: 'read-only', denied: true, deniedFor: ['network'], network } })
+
+  it('shows the network marker (no file marker) and, when hosts can be asked, the hint', () => {
+    const text = renderJobRead(denied, read, { escalationHint: true, networkHint: true })
+    expect(text).toBe(
+      `curl: (56)\n\n${networkDenialMarker(network)}\n${NETWORK_HINT}\n[status: completed, exit code: 56]`,
+    )
+    expect(text).not.toContain(denialMarker('read-only'))
+    expect(renderJobRead(denied, read)).not.toContain(NETWORK_HINT)
+  })
+
+  it('denialHints: the hosts hint needs approvals and a confining executor; the mode hint a wider mode', () => {
+    const executor = { sandboxMode: 'read-only' } as Parameters<typeof denialHints>[0]['executor']
+    const approval = { request: async () => 'rejected' as const }
+    expect(denialHints({ approval, executor }, 'read-only')).toEqual({ escalationHint: true, networkHint: true })
+    expect(denialHints({ approval, executor }, 'danger-full-access')).toEqual({
+      escalationHint: false,
+      networkHint: true,
+    })
+    expect(denialHints({ approval: undefined, executor }, 'read-only')).toEqual({
+      escalationHint: false,
+      networkHint: false,
+    })
+    const unsandboxed = { sandboxMode: undefined } as Parameters<typeof denialHints>[0]['executor']
+    expect(denialHints({ approval, executor: unsandboxed }, undefined)).toEqual({
+      escalationHint: false,
+      networkHint: false,
+    })
   })
 })

@@ -69,3 +69,17 @@ describe('SandboxFailureMemory', () => {
     expect(memory.precedingFailure(c, 'x')).toBeDefined()
   })
 })
+
+describe('failureOf under a network allow-list', () => {
+  const refused = [{ host: 'a.example', port: 443, count: 1, reason: 'not-allowed' as const }]
+  it('a denial for the network carries the refused destinations; a run not denied for it does not', () => {
+    const network = { refused, allowed: [] }
+    expect(failureOf({ mode: 'read-only', denied: true, deniedFor: ['network'], network }, call)).toEqual(
+      denial({ mode: 'read-only', paths: [], refused }),
+    )
+    expect(
+      failureOf({ mode: 'read-only', denied: true, deniedFor: ['files'], deniedPaths: ['/etc/x'], network }, call),
+    ).toEqual(denial({ mode: 'read-only' }))
+    expect(failureOf({ mode: 'read-only', denied: false, network }, call)).toBeUndefined()
+  })
+})
