@@ -3,13 +3,13 @@
  * network), the executor's (timeouts, output bounds, grace), the sandbox's caches and the probe's
  * budget. Each is overridable where it is used; none is a limit of the mechanism itself.
  */
-import type { NetworkPolicy } from './vocabulary.js'
+import type { NetworkMode, NetworkPolicy } from './vocabulary.js'
 
 /** The fail-safe mode when nothing else is configured (defined with the modes; here for one lookup). */
 export { DEFAULT_SANDBOX_MODE } from './vocabulary.js'
 
 /** A policy that says nothing about the network keeps the host's. */
-export const DEFAULT_NETWORK_POLICY: NetworkPolicy = 'inherit'
+export const DEFAULT_NETWORK_POLICY: NetworkMode = 'inherit'
 
 /** The network policy of `policy`: its own, else the default. */
 export function networkOf(policy: { network?: NetworkPolicy | undefined }): NetworkPolicy {

@@ -11,6 +11,7 @@
  * covers the exact command, workdir, policy, hosts, background and timeout of the retry, and the retry
  * runs only when the answer names it: what runs is what was shown.
  */
+import { DEFAULT_NETWORK_POLICY } from '../policy/defaults.js'
 import { createHash } from 'node:crypto'
 import { isAbsolute, relative, sep } from 'node:path'
 import { displayBlock, displayLine } from '../policy/display-text.js'
@@ -268,7 +269,7 @@ function failureWhat(failure: PrecedingFailure, shown: ApprovalDisplay): string 
 
 /** The network a call runs under, in one line (every host escaped). */
 export function networkText(network: NetworkPolicy | undefined): string {
-  if (network === undefined || typeof network === 'string') return network ?? 'inherit'
+  if (network === undefined || typeof network === 'string') return network ?? DEFAULT_NETWORK_POLICY
   const deny = network.deny?.length ? `; deny ${network.deny.map((h) => displayLine(h)).join(', ')}` : ''
   return `allow-list ${network.allow.map((h) => displayLine(h)).join(', ')}${deny}`
 }

@@ -32,7 +32,7 @@ export interface RunScope {
 /** How an attempt to reach a destination ended. */
 export type Reach =
   | { kind: 'refused'; host: string; reason: NetworkRefusalReason; message: string }
-  | { kind: 'unreachable'; stage: 'resolve' | 'connect'; message: string }
+  | { kind: 'unreachable'; step: 'resolve' | 'connect'; message: string }
   | { kind: 'connected'; host: string; socket: Socket }
 
 /** How long one TCP connection attempt may take. */
@@ -108,7 +108,7 @@ async function checkedAddresses(scope: RunScope, host: string, port: number): Pr
   } catch (error) {
     return {
       kind: 'unreachable',
-      stage: 'resolve',
+      step: 'resolve',
       message: `cordon: ${host} could not be resolved (${String(error)})`,
     }
   }
@@ -120,7 +120,7 @@ async function checkedAddresses(scope: RunScope, host: string, port: number): Pr
   })
   if (checked.length > 0) return checked
   if (reasons.length === 0) {
-    return { kind: 'unreachable', stage: 'resolve', message: `cordon: ${host} has no addresses` }
+    return { kind: 'unreachable', step: 'resolve', message: `cordon: ${host} has no addresses` }
   }
   return refuse(scope, host, port, 'address', reasons.join('; '))
 }
@@ -144,5 +144,5 @@ export async function reach(scope: RunScope, rawHost: string, port: number): Pro
     last = result
   }
   const why = last ? last.message : 'the run has finished'
-  return { kind: 'unreachable', stage: 'connect', message: `cordon: could not connect to ${host}:${port} (${why})` }
+  return { kind: 'unreachable', step: 'connect', message: `cordon: could not connect to ${host}:${port} (${why})` }
 }

@@ -125,7 +125,7 @@ async function connectFor(
   const result = await reach(scope, target.host, target.port)
   if (result.kind === 'refused') return void client.end(reply(SocksReply.notAllowed))
   if (result.kind === 'unreachable') {
-    const code = result.stage === 'resolve' ? SocksReply.hostUnreachable : SocksReply.connectionRefused
+    const code = result.step === 'resolve' ? SocksReply.hostUnreachable : SocksReply.connectionRefused
     return void client.end(reply(code))
   }
   if (client.destroyed) return void result.socket.destroy()
