@@ -114,6 +114,7 @@ export async function startStandInHosts(filesDir?: string): Promise<StandInHosts
       if (file.startsWith(files) && fs.existsSync(file) && fs.statSync(file).isDirectory())
         file = path.join(file, 'index.html')
       if (file.startsWith(files) && fs.existsSync(file) && fs.statSync(file).isFile()) {
+        if (file.endsWith('.html')) res.setHeader('content-type', 'text/html')
         return void fs.createReadStream(file).pipe(res)
       }
     }
