@@ -38,6 +38,12 @@ export function refusalOf(list: CompiledAllowList, host: string, port: number): 
   return 'not-allowed'
 }
 
+/** Whether a deny pattern names `address` literally (at `port`): a name that resolves to it is refused too. */
+export function deniesAddress(list: CompiledAllowList, address: string, port: number): boolean {
+  const canonical = normalizeHost(address)
+  return list.deny.some((p) => p.kind === 'address' && patternMatches(p, canonical, port))
+}
+
 /** Whether the list names `address` literally in its allow patterns (at `port`): then no address range refuses it. */
 export function namesAddressLiterally(list: CompiledAllowList, address: string, port: number): boolean {
   const canonical = normalizeHost(address)

@@ -37,7 +37,8 @@ export function normalizeHost(host: string): string {
   return canonicalAddress(trimmed)
 }
 
-function isHostName(name: string): boolean {
+/** Whether `name` (lower case, no trailing dot) is a host name: labels of letters, digits, `-` and `_`, not all-digit last. */
+export function isHostName(name: string): boolean {
   if (name.length === 0 || name.length > 253) return false
   const labels = name.split('.')
   // A name whose last label is all digits would read as an address to some resolvers.

@@ -6,8 +6,8 @@
  */
 import { lookup } from 'node:dns/promises'
 import { connect as netConnect, isIP, type Socket } from 'node:net'
-import { type CompiledAllowList, refusalOf } from '../../policy/network/allow-list.js'
-import { normalizeHost } from '../../policy/network/host-pattern.js'
+import { type CompiledAllowList, deniesAddress, refusalOf } from '../../policy/network/allow-list.js'
+import { isHostName, normalizeHost } from '../../policy/network/host-pattern.js'
 import type { NetworkRefusalReason } from '../../policy/network/facts.js'
 import { refusedAddress } from './address-policy.js'
 import type { FactLedger } from './fact-ledger.js'
@@ -39,8 +39,11 @@ export type Reach =
 const CONNECT_TIMEOUT_MS = 15_000
 
 /** The host's resolver: every address of `host`, IPv4 and IPv6, in the system's order. */
-export const systemResolve: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+export const systemResolve: Resolver = async (host) => {
+  // getaddrinfo stops at a NUL: the name it resolves would not be the name the list judged.
+  if (isIP(host) === 0 && !isHostName(host)) throw new Error(`not a host name: ${encodeURIComponent(host)}`)
+  return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+}
 
 /** A plain TCP connection (the address is a literal: no lookup happens). */
 export const systemConnect: Connector = (address, port) => netConnect({ host: address, port })
@@ -113,12 +116,18 @@ async function checkedAddresses(scope: RunScope, host: string, port: number): Pr
     }
   }
   const reasons: string[] = []
+  let denied = false
   const checked = addresses.filter((address) => {
+    if (deniesAddress(scope.list, address, port)) {
+      denied = true
+      return false
+    }
     const why = refusedAddress(address, scope.list, port)
     if (why !== undefined) reasons.push(why)
     return why === undefined
   })
   if (checked.length > 0) return checked
+  if (denied) return refuse(scope, host, port, 'denied')
   if (reasons.length === 0) {
     return { kind: 'unreachable', step: 'resolve', message: `cordon: ${host} has no addresses` }
   }
@@ -128,6 +137,10 @@ async function checkedAddresses(scope: RunScope, host: string, port: number): Pr
 /** Reaches `host`:`port` for a confined command, by the decision order above. */
 export async function reach(scope: RunScope, rawHost: string, port: number): Promise<Reach> {
   const host = normalizeHost(rawHost)
+  // Only a host name or an address is judged: anything else (a NUL, spaces, escapes) would be read
+  // one way by the list and another by the resolver, and is recorded percent-encoded.
+  if (isIP(host) === 0 && !isHostName(host))
+    return refuse(scope, `invalid:${encodeURIComponent(host)}`, port, 'not-allowed')
   const listed = refusalOf(scope.list, host, port)
   if (listed !== undefined) return refuse(scope, host, port, listed)
   const addresses = await checkedAddresses(scope, host, port)

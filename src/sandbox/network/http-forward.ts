@@ -102,7 +102,19 @@ async function forward(scope: RunScope, req: IncomingMessage, res: ServerRespons
   })
   outgoing.on('response', (incoming) => {
     incoming.on('error', () => res.destroy())
-    res.writeHead(incoming.statusCode ?? 502, incoming.statusMessage, forwardableHeaders(incoming.rawHeaders).flat())
+    // The upstream is the world's: a status or reason node's parser took but its server refuses
+    // (099, a control byte) must cost a 502, never a throw in the host.
+    const status = incoming.statusCode ?? 502
+    try {
+      if (status < 100 || status > 999) throw new RangeError(`status ${status}`)
+      res.writeHead(status, forwardableHeaders(incoming.rawHeaders).flat())
+    } catch (error) {
+      incoming.destroy()
+      if (!res.headersSent)
+        answer(res, 502, `cordon: ${result.host}:${port} answered what cannot be forwarded (${String(error)})`)
+      else res.destroy()
+      return
+    }
     incoming.pipe(res)
   })
   // The client going away mid-request ends the upstream exchange too.

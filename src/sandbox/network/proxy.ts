@@ -33,11 +33,19 @@ export interface ProxiedRun {
 
 const DEFAULT_IDLE_MS = 30_000
 const SOCKS_VERSION = 0x05
+/**
+ * Client connections one run may hold open, and all runs of a proxy together: each costs the host
+ * a descriptor (two with its upstream), and the host's descriptor limit is shared with every other
+ * run and the harness itself. A connection past the cap is closed at once.
+ */
+export const MAX_CLIENTS_PER_RUN = 256
+export const MAX_CLIENTS_PER_PROXY = 2048
 
 /** One attached run: its listener, its sockets and its facts. */
 class Run implements ProxiedRun {
   private readonly ledger = new FactLedger()
   private readonly sockets = new Set<Socket>()
+  private clients = 0
   private done = false
   private final: NetworkFacts | undefined
   readonly closed: Promise<void>
@@ -47,6 +55,8 @@ class Run implements ProxiedRun {
     list: NetworkAllowList,
     options: NetworkProxyOptions,
     private readonly onFinish: (run: Run) => void,
+    /** Takes one of the proxy's client places (false: none left); `release` gives it back. */
+    private readonly places: { take(): boolean; release(): void },
   ) {
     const idleMs = options.idleMs ?? DEFAULT_IDLE_MS
     const scope: RunScope = {
@@ -63,7 +73,12 @@ class Run implements ProxiedRun {
       // A listener failure (say, an accept error) ends nothing else: the run's end closes it.
     })
     listener.on('connection', (client: Socket) => {
-      if (this.done) return void client.destroy()
+      if (this.done || this.clients >= MAX_CLIENTS_PER_RUN || !this.places.take()) return void client.destroy()
+      this.clients++
+      client.once('close', () => {
+        this.clients--
+        this.places.release()
+      })
       this.track(client)
       // A client that ends its sending still gets its answer (a tunnel ends each way on its own).
       client.allowHalfOpen = true
@@ -114,13 +129,20 @@ class Run implements ProxiedRun {
 /** The host's proxy for one sandbox's allow-list runs. */
 export class NetworkProxy {
   private readonly runs = new Set<Run>()
+  private clients = 0
+  private readonly places = {
+    take: () => this.clients < MAX_CLIENTS_PER_PROXY && ++this.clients > 0,
+    release: () => {
+      this.clients--
+    },
+  }
 
   constructor(private readonly options: NetworkProxyOptions = {}) {}
 
   /** Serves one run's listener under `list`: `listener` is a listening TCP socket's fd (the proxy owns and closes it) or a net.Server already listening (tests). */
   attach(listener: number | NetServer, list: NetworkAllowList): ProxiedRun {
     const server = typeof listener === 'number' ? listenOnDescriptor(listener) : listener
-    const run = new Run(server, list, this.options, (r) => this.runs.delete(r))
+    const run = new Run(server, list, this.options, (r) => this.runs.delete(r), this.places)
     this.runs.add(run)
     return run
   }

@@ -5,11 +5,21 @@
  * Pure and total: malformed input never throws.
  */
 
-/** What the first bytes of a stream are, as far as TLS goes. */
-export type TlsProbe = { kind: 'need-more' } | { kind: 'not-tls' } | { kind: 'tls'; serverName?: string }
+/**
+ * What the first bytes of a stream are, as far as TLS goes. `unreadable`: a handshake that opens
+ * like TLS but whose ClientHello cannot be read whole (cut short, malformed, interrupted): its
+ * server name cannot be judged, so the tunnel refuses it.
+ */
+export type TlsProbe =
+  | { kind: 'need-more' }
+  | { kind: 'not-tls' }
+  | { kind: 'tls'; serverName?: string; unreadable?: true }
 
-/** The most bytes worth holding: one TLS record (16 KiB) and its 5-byte header. */
-export const TLS_PROBE_LIMIT = 16 * 1024 + 5
+/** The largest ClientHello read (post-quantum key shares make them a few KiB; 64 KiB is far). */
+const MAX_HELLO = 64 * 1024
+
+/** The most bytes worth holding: a ClientHello split into small records, with their headers. */
+export const TLS_PROBE_LIMIT = 2 * MAX_HELLO
 
 const RECORD_HANDSHAKE = 0x16
 const HANDSHAKE_CLIENT_HELLO = 1
@@ -81,26 +91,51 @@ function serverNameOf(hello: Reader): string | undefined {
   return undefined
 }
 
+const UNREADABLE: TlsProbe = { kind: 'tls', unreadable: true }
+
+/**
+ * The ClientHello message (handshake header included) gathered from the handshake records that
+ * open `bytes`, however it is split; or what stands in the way.
+ */
+/** Whether a handshake record of TLS (version 3.x, a fragment of 1 byte to 16 KiB) starts at `at`. */
+function isHandshakeRecord(bytes: Uint8Array, at: number): boolean {
+  const length = (bytes[at + 3]! << 8) | bytes[at + 4]!
+  return bytes[at] === RECORD_HANDSHAKE && bytes[at + 1] === 3 && length > 0 && length <= 16 * 1024
+}
+
+function gatherHello(bytes: Uint8Array): Uint8Array | TlsProbe {
+  const parts: Uint8Array[] = []
+  let gathered = 0
+  let at = 0
+  for (;;) {
+    if (bytes.length < at + 5) return { kind: 'need-more' }
+    // A first record that is not one is some other protocol; a later one, a hello broken off.
+    if (!isHandshakeRecord(bytes, at)) return at === 0 ? { kind: 'not-tls' } : UNREADABLE
+    const length = (bytes[at + 3]! << 8) | bytes[at + 4]!
+    if (bytes.length < at + 5 + length) return { kind: 'need-more' }
+    parts.push(bytes.subarray(at + 5, at + 5 + length))
+    gathered += length
+    at += 5 + length
+    const joined = Buffer.concat(parts)
+    if (joined[0] !== HANDSHAKE_CLIENT_HELLO) return at === 5 + length ? { kind: 'not-tls' } : UNREADABLE
+    if (gathered < 4) continue
+    const want = 4 + ((joined[1]! << 16) | (joined[2]! << 8) | joined[3]!)
+    if (want > MAX_HELLO) return UNREADABLE
+    if (gathered >= want) return joined.subarray(0, want)
+  }
+}
+
 /** What `bytes` (a stream's first bytes) are: more needed, not TLS, or a ClientHello with its server name if it carries one. */
 export function probeTls(bytes: Uint8Array): TlsProbe {
   if (bytes.length === 0) return { kind: 'need-more' }
   if (bytes[0] !== RECORD_HANDSHAKE) return { kind: 'not-tls' }
-  if (bytes.length < 5) return { kind: 'need-more' }
-  // TLS record versions are 3.x; anything else opened with 0x16 is some other protocol.
-  if (bytes[1] !== 3) return { kind: 'not-tls' }
-  const recordLength = (bytes[3]! << 8) | bytes[4]!
-  if (recordLength === 0 || recordLength > TLS_PROBE_LIMIT - 5) return { kind: 'not-tls' }
-  if (bytes.length < 5 + recordLength) return { kind: 'need-more' }
-  const record = new Reader(bytes, 5, 5 + recordLength)
+  const hello = gatherHello(bytes)
+  if (!(hello instanceof Uint8Array)) return hello
   try {
-    if (record.u8() !== HANDSHAKE_CLIENT_HELLO) return { kind: 'not-tls' }
-    // A ClientHello split over several records is read only as far as the first one goes.
-    const helloLength = Math.min(record.u24(), record.left)
-    const serverName = serverNameOf(record.sub(helloLength))
+    const serverName = serverNameOf(new Reader(hello, 4, hello.length))
     return serverName === undefined ? { kind: 'tls' } : { kind: 'tls', serverName }
   } catch {
-    // A handshake record whose ClientHello runs past its bounds: TLS, but no name can be read.
-    // The caller then passes it on as a nameless hello (the server will reject it anyway).
-    return { kind: 'tls' }
+    // A ClientHello that runs past its own bounds: its name cannot be judged.
+    return UNREADABLE
   }
 }

@@ -2,8 +2,9 @@
  * A tunnel between a confined client and an upstream it was allowed to reach (HTTP CONNECT or
  * SOCKS5). The client's first bytes are held until they show whether they open TLS: a
  * ClientHello naming another server than the tunnel's host is refused before a byte of it
- * reaches upstream. A nameless hello, and a Host header inside TLS, cannot be judged without
- * intercepting TLS; those pass, as every non-TLS protocol does.
+ * reaches upstream, as is one that cannot be read whole. A nameless hello, and a Host header
+ * inside TLS (or ECH), cannot be judged without intercepting TLS; those pass, as every non-TLS
+ * protocol does.
  */
 import type { Socket } from 'node:net'
 import { normalizeHost } from '../../policy/network/host-pattern.js'
@@ -24,11 +25,11 @@ export interface TunnelEnds {
   idleMs: number
 }
 
-/** Connects both ends and counts the connection for `host`:`port`. */
-function splice(scope: RunScope, ends: TunnelEnds, held: Buffer): void {
+/** Connects both ends (`count` counts the connection, once). */
+function splice(ends: TunnelEnds, held: Buffer, count: () => void): void {
   const { client, upstream } = ends
   client.setTimeout(0)
-  scope.ledger.connection(ends.host, ends.port, upstream)
+  count()
   if (held.length > 0) upstream.write(held)
   client.pipe(upstream)
   client.resume()
@@ -47,6 +48,15 @@ function linkEnds(from: Socket, to: Socket): void {
 /** Runs the tunnel: holds the client's first bytes until judged, then splices or refuses. */
 export function runTunnel(scope: RunScope, ends: TunnelEnds): void {
   const { client, upstream } = ends
+  // Counted once spliced, or as soon as a server that speaks first sends (before the client's
+  // bytes are judged, or when the client never sends at all); a tunnel refused before either, never.
+  let counted = false
+  const count = () => {
+    if (counted) return
+    counted = true
+    scope.ledger.connection(ends.host, ends.port, upstream)
+  }
+  upstream.once('data', count)
   // The server's bytes may flow at once: a protocol where the server speaks first must not wait.
   upstream.pipe(client)
   client.setTimeout(ends.idleMs)
@@ -66,11 +76,15 @@ export function runTunnel(scope: RunScope, ends: TunnelEnds): void {
       return true
     }
     const named = probe.kind === 'tls' && probe.serverName !== undefined ? normalizeHost(probe.serverName) : undefined
-    if (named !== undefined && named !== ends.host) {
-      refuse(scope, named, ends.port, 'server-name')
+    // A hello that opens like TLS but cannot be read whole (cut short, split past the limit,
+    // malformed) names a server no one can check: refused, as the tunnel's host.
+    const unreadable =
+      (probe.kind === 'tls' && probe.unreadable === true) || (probe.kind === 'need-more' && held[0] === 0x16)
+    if (unreadable || (named !== undefined && named !== ends.host)) {
+      refuse(scope, unreadable || named === undefined ? ends.host : named, ends.port, 'server-name')
       upstream.destroy()
       client.destroy()
-    } else splice(scope, ends, held)
+    } else splice(ends, held, count)
     return true
   }
   const onData = (chunk: Buffer) => {

@@ -78,17 +78,41 @@ describe('probeTls', () => {
       expect(['need-more', 'not-tls', 'tls']).toContain(probe.kind)
       if (probe.kind === 'tls' && probe.serverName !== undefined) expect(typeof probe.serverName).toBe('string')
     }
-    // A hello whose lengths overrun its record: TLS, with no name read.
+    // A hello whose lengths overrun itself: TLS whose name cannot be read (the tunnel refuses it).
     const overrun = Buffer.from(hello)
     overrun[5 + 4 + 2 + 32] = 0xff // session id length past the end
-    expect(probeTls(overrun)).toEqual({ kind: 'tls' })
+    expect(probeTls(overrun)).toEqual({ kind: 'tls', unreadable: true })
   })
 
-  it('caps what it asks for at one record', () => {
-    expect(TLS_PROBE_LIMIT).toBe(16 * 1024 + 5)
-    const big = Buffer.alloc(TLS_PROBE_LIMIT)
-    big.set([0x16, 0x03, 0x01, 0x40, 0x00, 0x01])
-    expect(probeTls(big.subarray(0, 1000)).kind).toBe('need-more')
-    expect(probeTls(big).kind).toBe('tls')
+  it('reads a hello split over several records, however small, and names its server', async () => {
+    const hello = await realHello('split.example')
+    const message = hello.subarray(5) // the handshake message without its record header
+    for (const size of [1, 7, 100]) {
+      const records: Buffer[] = []
+      for (let at = 0; at < message.length; at += size) {
+        const piece = message.subarray(at, at + size)
+        records.push(Buffer.from([0x16, 0x03, 0x01, piece.length >> 8, piece.length & 0xff]), piece)
+      }
+      const split = Buffer.concat(records)
+      expect(probeTls(split), `records of ${size}`).toEqual({ kind: 'tls', serverName: 'split.example' })
+      // Cut short, it asks for more; interrupted by another record type, it is unreadable.
+      expect(probeTls(split.subarray(0, split.length - 1)).kind).toBe('need-more')
+      const interrupted = Buffer.concat([
+        split.subarray(0, 5 + size),
+        Buffer.from([0x17, 0x03, 0x03, 0x00, 0x01, 0x00]),
+      ])
+      expect(probeTls(interrupted)).toEqual({ kind: 'tls', unreadable: true })
+    }
+  })
+
+  it('caps the hello it gathers: one that says it is larger is unreadable, never waited for', () => {
+    expect(TLS_PROBE_LIMIT).toBe(128 * 1024)
+    // A ClientHello header claiming 16 MiB - 1.
+    const huge = Buffer.from([0x16, 0x03, 0x01, 0x00, 0x04, 0x01, 0xff, 0xff, 0xff])
+    expect(probeTls(huge)).toEqual({ kind: 'tls', unreadable: true })
+    const first = Buffer.alloc(5 + 16 * 1024)
+    first.set([0x16, 0x03, 0x01, 0x40, 0x00, 0x01, 0x00, 0x80, 0x00])
+    expect(probeTls(first.subarray(0, 1000)).kind).toBe('need-more')
+    expect(probeTls(first).kind).toBe('need-more') // 32 KiB asked, 16 KiB there
   })
 })
