@@ -35,6 +35,7 @@ const BENCHES = [
   'terminate',
   'env-scrub',
   'terminal-confined',
+  'network',
 ]
 const args = process.argv.slice(2)
 const forceBuild = args.includes('--build')
