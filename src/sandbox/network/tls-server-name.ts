@@ -93,19 +93,27 @@ function serverNameOf(hello: Reader): string | undefined {
 
 const UNREADABLE: TlsProbe = { kind: 'tls', unreadable: true }
 
-/**
- * The ClientHello message (handshake header included) gathered from the handshake records that
- * open `bytes`, however it is split; or what stands in the way.
- */
 /** Whether a handshake record of TLS (version 3.x, a fragment of 1 byte to 16 KiB) starts at `at`. */
 function isHandshakeRecord(bytes: Uint8Array, at: number): boolean {
   const length = (bytes[at + 3]! << 8) | bytes[at + 4]!
   return bytes[at] === RECORD_HANDSHAKE && bytes[at + 1] === 3 && length > 0 && length <= 16 * 1024
 }
 
+/** What the handshake bytes gathered so far say: the whole hello, why not, or undefined (more needed). */
+function judgeGathered(joined: Buffer, firstRecord: boolean): Uint8Array | TlsProbe | undefined {
+  if (joined[0] !== HANDSHAKE_CLIENT_HELLO) return firstRecord ? { kind: 'not-tls' } : UNREADABLE
+  if (joined.length < 4) return undefined
+  const want = 4 + ((joined[1]! << 16) | (joined[2]! << 8) | joined[3]!)
+  if (want > MAX_HELLO) return UNREADABLE
+  return joined.length >= want ? joined.subarray(0, want) : undefined
+}
+
+/**
+ * The ClientHello message (handshake header included) gathered from the handshake records that
+ * open `bytes`, however it is split; or what stands in the way.
+ */
 function gatherHello(bytes: Uint8Array): Uint8Array | TlsProbe {
   const parts: Uint8Array[] = []
-  let gathered = 0
   let at = 0
   for (;;) {
     if (bytes.length < at + 5) return { kind: 'need-more' }
@@ -114,14 +122,9 @@ function gatherHello(bytes: Uint8Array): Uint8Array | TlsProbe {
     const length = (bytes[at + 3]! << 8) | bytes[at + 4]!
     if (bytes.length < at + 5 + length) return { kind: 'need-more' }
     parts.push(bytes.subarray(at + 5, at + 5 + length))
-    gathered += length
+    const judged = judgeGathered(Buffer.concat(parts), at === 0)
+    if (judged !== undefined) return judged
     at += 5 + length
-    const joined = Buffer.concat(parts)
-    if (joined[0] !== HANDSHAKE_CLIENT_HELLO) return at === 5 + length ? { kind: 'not-tls' } : UNREADABLE
-    if (gathered < 4) continue
-    const want = 4 + ((joined[1]! << 16) | (joined[2]! << 8) | joined[3]!)
-    if (want > MAX_HELLO) return UNREADABLE
-    if (gathered >= want) return joined.subarray(0, want)
   }
 }
 
