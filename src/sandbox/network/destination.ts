@@ -10,12 +10,13 @@ import { type CompiledAllowList, deniesAddress, refusalOf } from '../../policy/n
 import { isHostName, normalizeHost } from '../../policy/network/host-pattern.js'
 import type { NetworkRefusalReason } from '../../policy/network/facts.js'
 import { refusedAddress } from './address-policy.js'
+import type { OnRead } from './download-relay.js'
 import type { FactLedger } from './fact-ledger.js'
 
 /** Resolves a name to its addresses. */
 export type Resolver = (host: string) => Promise<string[]>
-/** Opens a TCP connection to a checked address. */
-export type Connector = (address: string, port: number) => Socket
+/** Opens a TCP connection to a checked address (reading into `onread`'s buffer when given). */
+export type Connector = (address: string, port: number, onread?: OnRead) => Socket
 
 /** What one run's requests are decided and recorded under. */
 export interface RunScope {
@@ -46,7 +47,8 @@ export const systemResolve: Resolver = async (host) => {
 }
 
 /** A plain TCP connection (the address is a literal: no lookup happens). */
-export const systemConnect: Connector = (address, port) => netConnect({ host: address, port })
+export const systemConnect: Connector = (address, port, onread) =>
+  netConnect({ host: address, port, ...(onread ? { onread } : {}) })
 
 /** The sentence a refusal answers with. */
 function refusalMessage(host: string, port: number, reason: NetworkRefusalReason, detail?: string): string {
@@ -76,11 +78,11 @@ export function refuse(
 }
 
 /** One connection attempt: the socket once connected, or why not. */
-function attempt(scope: RunScope, address: string, port: number): Promise<Socket | Error> {
+function attempt(scope: RunScope, address: string, port: number, onread?: OnRead): Promise<Socket | Error> {
   return new Promise((done) => {
     let socket: Socket
     try {
-      socket = scope.connect(address, port)
+      socket = scope.connect(address, port, onread)
     } catch (error) {
       done(error instanceof Error ? error : new Error(String(error)))
       return
@@ -134,8 +136,8 @@ async function checkedAddresses(scope: RunScope, host: string, port: number): Pr
   return refuse(scope, host, port, 'address', reasons.join('; '))
 }
 
-/** Reaches `host`:`port` for a confined command, by the decision order above. */
-export async function reach(scope: RunScope, rawHost: string, port: number): Promise<Reach> {
+/** Reaches `host`:`port` for a confined command, by the decision order above (a tunnel's upstream reads into `onread`). */
+export async function reach(scope: RunScope, rawHost: string, port: number, onread?: OnRead): Promise<Reach> {
   const host = normalizeHost(rawHost)
   // Only a host name or an address is judged: anything else (a NUL, spaces, escapes) would be read
   // one way by the list and another by the resolver, and is recorded percent-encoded.
@@ -148,7 +150,7 @@ export async function reach(scope: RunScope, rawHost: string, port: number): Pro
   let last: Error | undefined
   for (const address of addresses) {
     if (scope.finished()) break
-    const result = await attempt(scope, address, port)
+    const result = await attempt(scope, address, port, onread)
     if (!(result instanceof Error)) {
       if (!scope.finished()) return { kind: 'connected', host, socket: result }
       result.destroy()

@@ -6,6 +6,7 @@
 import { type IncomingMessage, request as httpRequest, type ServerResponse, createServer, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { type RunScope, reach } from './destination.js'
+import { DownloadRelay } from './download-relay.js'
 import { runTunnel } from './tunnel.js'
 
 /** Headers that belong to one hop and never cross the proxy. */
@@ -128,12 +129,13 @@ async function forward(scope: RunScope, req: IncomingMessage, res: ServerRespons
 async function tunnel(scope: RunScope, req: IncomingMessage, client: Socket, head: Buffer, idleMs: number) {
   const target = connectTarget(req.url ?? '')
   if (!target) return answerRaw(client, 400, 'Bad Request', 'cordon: CONNECT needs host:port')
-  const result = await reach(scope, target.host, target.port)
+  const relay = new DownloadRelay()
+  const result = await reach(scope, target.host, target.port, relay.onread)
   if (result.kind === 'refused') return answerRaw(client, 403, 'Forbidden', result.message, result.reason)
   if (result.kind === 'unreachable') return answerRaw(client, 502, 'Bad Gateway', result.message)
   if (client.destroyed) return void result.socket.destroy()
   client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-  runTunnel(scope, { client, upstream: result.socket, host: result.host, port: target.port, head, idleMs })
+  runTunnel(scope, { client, upstream: result.socket, host: result.host, port: target.port, head, idleMs, relay })
 }
 
 /** The HTTP server (never listening: the proxy hands it connections) that serves one run. */

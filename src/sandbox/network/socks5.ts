@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'node:net'
 import { type RunScope, reach } from './destination.js'
+import { DownloadRelay } from './download-relay.js'
 import { runTunnel } from './tunnel.js'
 
 const VERSION = 0x05
@@ -122,7 +123,8 @@ async function connectFor(
   head: Buffer,
   idleMs: number,
 ): Promise<void> {
-  const result = await reach(scope, target.host, target.port)
+  const relay = new DownloadRelay()
+  const result = await reach(scope, target.host, target.port, relay.onread)
   if (result.kind === 'refused') return void client.end(reply(SocksReply.notAllowed))
   if (result.kind === 'unreachable') {
     const code = result.step === 'resolve' ? SocksReply.hostUnreachable : SocksReply.connectionRefused
@@ -130,5 +132,5 @@ async function connectFor(
   }
   if (client.destroyed) return void result.socket.destroy()
   client.write(reply(SocksReply.succeeded))
-  runTunnel(scope, { client, upstream: result.socket, host: result.host, port: target.port, head, idleMs })
+  runTunnel(scope, { client, upstream: result.socket, host: result.host, port: target.port, head, idleMs, relay })
 }

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net'
 import { normalizeHost } from '../../policy/network/host-pattern.js'
 import type { RunScope } from './destination.js'
 import { refuse } from './destination.js'
+import { DownloadRelay } from './download-relay.js'
 import { probeTls, TLS_PROBE_LIMIT } from './tls-server-name.js'
 
 /** What the tunnel was opened to. */
@@ -23,6 +24,8 @@ export interface TunnelEnds {
   head?: Buffer | undefined
   /** How long the client may stay silent before its first bytes. */
   idleMs: number
+  /** The relay whose `onread` the upstream was connected with (default: one that takes its 'data'). */
+  relay?: DownloadRelay | undefined
 }
 
 /** Connects both ends (`count` counts the connection, once). */
@@ -58,7 +61,7 @@ export function runTunnel(scope: RunScope, ends: TunnelEnds): void {
   }
   upstream.once('data', count)
   // The server's bytes may flow at once: a protocol where the server speaks first must not wait.
-  upstream.pipe(client)
+  ;(ends.relay ?? new DownloadRelay()).start(client, upstream, count)
   client.setTimeout(ends.idleMs)
   let held = ends.head ?? Buffer.alloc(0)
   // `final`: the client has ended its sending; what it sent is all there is to judge.
