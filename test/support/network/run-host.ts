@@ -1,5 +1,5 @@
 /**
- * Runs the network allow-list host (test/escape/network/allow-list-host.ts) as root or uid 65534
+ * Runs the network allow-list host (test/escape/network/allow-list/host.ts) as root or uid 65534
  * and reads back what it printed: each command's result and sandbox facts, and what the
  * stand-in hosts saw.
  */
@@ -11,7 +11,7 @@ import type { NetworkPolicy, SandboxMode } from '../../../src/policy/vocabulary.
 import type { AttackUser } from '../../escape/attacks/attack.js'
 import { baseFor, runScriptAs } from '../../escape/host/run-as.js'
 
-const HOST = path.resolve(import.meta.dirname, '..', '..', 'escape', 'network', 'allow-list-host.ts')
+const HOST = path.resolve(import.meta.dirname, '..', '..', 'escape', 'network', 'allow-list', 'host.ts')
 
 /** One command's outcome in the host. */
 export interface HostCommandResult {

@@ -8,10 +8,10 @@
 // arrive and a literal address in the list reaches loopback. Landlock, bubblewrap (resident and a
 // bwrap per run); as root and as uid 65534.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { needBackend } from '../../support/sandbox/backends.js'
-import { type HostReport, refusalsOf, runAllowListHost } from '../../support/network/run-host.js'
-import { STAND_IN } from '../../support/network/stand-in-hosts.js'
-import { USERS } from '../host/run-as.js'
+import { needBackend } from '../../../support/sandbox/backends.js'
+import { type HostReport, refusalsOf, runAllowListHost } from '../../../support/network/run-host.js'
+import { STAND_IN } from '../../../support/network/stand-in-hosts.js'
+import { USERS } from '../../host/run-as.js'
 
 const PROXY = 'http://127.0.0.1:3128'
 const ATTACKS: Record<string, string> = {

@@ -1,4 +1,4 @@
-// The host of test/escape/network/allow-list-attacks-2.test.ts, run as root or as uid 65534 through
+// The host of test/escape/network/allow-list/second-pass.test.ts, run as root or as uid 65534 through
 // run-as.ts: the stand-in hosts of test/support/network/stand-in-hosts.ts plus a few upstreams of
 // its own (an address anywhere, an HTTP server that answers a malformed status line, a server that
 // speaks first, a TLS server that records the server name it was asked for), a proxy whose resolver
@@ -13,14 +13,14 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import tls from 'node:tls'
-import type { NetworkPolicy, SandboxMode } from '../../../src/policy/vocabulary.js'
-import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
-import { systemResolve } from '../../../src/sandbox/network/destination.js'
-import { NetworkProxy } from '../../../src/sandbox/network/proxy.js'
-import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
-import { LocalShellExecutor } from '../../../src/shell/executor.js'
-import { STAND_IN, startStandInHosts } from '../../support/network/stand-in-hosts.js'
-import { EXTRA, STREAM_BYTES } from './allow-list-attacks-2-stand-ins.js'
+import type { NetworkPolicy, SandboxMode } from '../../../../src/policy/vocabulary.js'
+import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
+import { systemResolve } from '../../../../src/sandbox/network/destination.js'
+import { NetworkProxy } from '../../../../src/sandbox/network/proxy.js'
+import type { SandboxBackendName } from '../../../../src/sandbox/probe.js'
+import { LocalShellExecutor } from '../../../../src/shell/executor.js'
+import { STAND_IN, startStandInHosts } from '../../../support/network/stand-in-hosts.js'
+import { EXTRA, STREAM_BYTES } from './stand-ins.js'
 
 interface HostInput {
   backend: SandboxBackendName

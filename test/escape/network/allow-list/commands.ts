@@ -1,6 +1,6 @@
-// The commands of test/escape/network/allow-list-attacks-2.test.ts: each attack and its control,
+// The commands of test/escape/network/allow-list/second-pass.test.ts: each attack and its control,
 // as the confined command runs them (bash, printf, python3: nothing needs the internet).
-import { EXTRA } from './allow-list-attacks-2-stand-ins.js'
+import { EXTRA } from './stand-ins.js'
 
 /** A SOCKS5 greeting and CONNECT for domain `name` (bytes as printf escapes) at port 80, then whatever comes back. */
 function socksDomain(name: string, length: number): string {

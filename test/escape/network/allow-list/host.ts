@@ -1,16 +1,16 @@
-// The host of the network allow-list tests (test/escape/network/allow-list.test.ts and
+// The host of the network allow-list tests (test/escape/network/allow-list/attacks.test.ts and
 // test/e2e/sandbox/network-allow-list.test.ts), run as root or as uid 65534 through run-as.ts: starts
 // the stand-in hosts (test/support/network/stand-in-hosts.ts), a proxy whose resolver and connector
 // are theirs, and a sandbox pinned to one backend (or none: the unconfined control); runs each
 // command through the executor and prints, as JSON, every result with its sandbox facts, the names
 // the resolver was asked, the requests the servers saw, and what the raw listener and UDP sink got.
 // argv: <json HostInput>.
-import type { NetworkPolicy, SandboxMode } from '../../../src/policy/vocabulary.js'
-import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
-import { NetworkProxy } from '../../../src/sandbox/network/proxy.js'
-import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
-import { LocalShellExecutor } from '../../../src/shell/executor.js'
-import { startStandInHosts } from '../../support/network/stand-in-hosts.js'
+import type { NetworkPolicy, SandboxMode } from '../../../../src/policy/vocabulary.js'
+import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
+import { NetworkProxy } from '../../../../src/sandbox/network/proxy.js'
+import type { SandboxBackendName } from '../../../../src/sandbox/probe.js'
+import { LocalShellExecutor } from '../../../../src/shell/executor.js'
+import { startStandInHosts } from '../../../support/network/stand-in-hosts.js'
 
 interface HostInput {
   backend: SandboxBackendName | 'none'

@@ -19,14 +19,14 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { NetworkFacts } from '../../../src/policy/network/facts.js'
-import { needBackend, requireBackend } from '../../support/sandbox/backends.js'
-import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, runScriptAs, USERS } from '../host/run-as.js'
-import { COMMANDS } from './allow-list-attacks-2-commands.js'
-import { EXTRA, STREAM_BYTES } from './allow-list-attacks-2-stand-ins.js'
+import type { NetworkFacts } from '../../../../src/policy/network/facts.js'
+import { needBackend, requireBackend } from '../../../support/sandbox/backends.js'
+import type { AttackUser } from '../../attacks/attack.js'
+import { baseFor, runScriptAs, USERS } from '../../host/run-as.js'
+import { COMMANDS } from './commands.js'
+import { EXTRA, STREAM_BYTES } from './stand-ins.js'
 
-const HOST = path.join(import.meta.dirname, 'allow-list-attacks-2-host.ts')
+const HOST = path.join(import.meta.dirname, 'proxy-host.ts')
 
 const NETWORK = {
   allow: ['allowed.test', '*.allowed.test', '*.wild.test', EXTRA.weird.name, EXTRA.stream.name, EXTRA.tls.name],
@@ -88,16 +88,18 @@ describe('network allow-list attacks, second round', () => {
         describe(config.name, () => {
           let run: Awaited<ReturnType<typeof runHost>> | undefined
           beforeAll(async () => {
-            if (!(await requireBackend(config.backend))) return
-            run = await runHost(user, config, [
-              'nulName',
-              'nulControl',
-              'wildAllowed',
-              'sniSplit',
-              'sniWhole',
-              'silentDownload',
-              'saidDownload',
-            ])
+            const usable = await requireBackend(config.backend)
+            run = !usable
+              ? undefined
+              : await runHost(user, config, [
+                  'nulName',
+                  'nulControl',
+                  'wildAllowed',
+                  'sniSplit',
+                  'sniWhole',
+                  'silentDownload',
+                  'saidDownload',
+                ])
           }, 600_000)
 
           const report = (): Report => {

@@ -1,4 +1,4 @@
-// The upstreams of test/escape/network/allow-list-attacks-2-host.ts, by name, and the
+// The upstreams of test/escape/network/allow-list/proxy-host.ts, by name, and the
 // (documentation) address each stands at: shared by the host and its test.
 
 export const EXTRA = {
