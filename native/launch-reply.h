@@ -34,11 +34,11 @@ void send_reply(int control, int error, const char* stage, pid_t supervisor, pid
 
 // How a supervisor tells its starter that the command runs, or why not.
 struct StartChannel {
-  int status_fd = -1;    // argv mode: "started PID" / "error STAGE ERRNO" go here
-  int control_fd = -1;   // launcher mode: the reply goes to the host over this socket,
-  int events_fd = -1;    // after a kEventReplying here tells the launcher it is being sent
-  int32_t event_id = 0;  // how the supervisor names itself on events_fd
-  int self_pidfd = -1;   // launcher mode: our own pidfd for the reply, opened before the command runs
+  int status_fd = -1;       // argv mode: "started PID" / "error STAGE ERRNO" go here
+  int control_fd = -1;      // launcher mode: the reply goes to the host over this socket,
+  int events_fd = -1;       // after a kEventReplying here tells the launcher it is being sent
+  int32_t event_id = 0;     // how the supervisor names itself on events_fd
+  int self_pidfd = -1;      // launcher mode: our own pidfd for the reply, opened before the command runs
   int proxy_listener = -1;  // launcher mode: a network allow-list's listener, handed over with the reply
 };
 

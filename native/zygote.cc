@@ -164,7 +164,8 @@ pid_t fork_idle(SpawnContext* ctx, int control, const int events[2], int zygote_
   int sfd = become_supervisor(false, resident != nullptr ? 0 : launcher);
   if (sfd < 0) _exit(125);
   Prepared prepared;
-  if (resident != nullptr) prepared.failed = prepare_resident_run(*resident, &prepared.ruleset, &prepared.listener, &prepared.error);
+  if (resident != nullptr)
+    prepared.failed = prepare_resident_run(*resident, &prepared.ruleset, &prepared.listener, &prepared.error);
   serve_one(ctx, control, events[1], sfd, launcher, prepared);
 }
 
