@@ -341,6 +341,7 @@ describe('sandboxed executor: facts of every run', async () => {
       enforcement: 'full',
       backend: 'landlock',
       deniedPaths: [target],
+      deniedFor: ['files'],
     })
     expect(existsSync(target)).toBe(false)
   })
