@@ -6,7 +6,6 @@
  * a raw TCP listener and a UDP sink on every host address record what a command reached without
  * the proxy. Given to the proxy only through its constructor (src/sandbox/network/proxy.ts).
  */
-import { execFileSync } from 'node:child_process'
 import dgram from 'node:dgram'
 import fs from 'node:fs'
 import http from 'node:http'
@@ -14,6 +13,7 @@ import https from 'node:https'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { selfSignedCert } from './certificate.js'
 
 /** The names the test resolver knows, and where each stands. */
 export const STAND_IN = {
@@ -47,35 +47,6 @@ export interface StandInHosts {
   /** Files the HTTP server serves under `/files/` (npm registry, git repo, pip index), rooted here. */
   readonly filesDir: string
   close(): Promise<void>
-}
-
-/** A self-signed certificate for the stand-in names, made with openssl in `dir`. */
-function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
-  const key = path.join(dir, 'key.pem')
-  const cert = path.join(dir, 'cert.pem')
-  const names = Object.values(STAND_IN).map((h) => `DNS:${h.name}`)
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=allowed.test',
-      '-addext',
-      `subjectAltName=${names.join(',')}`,
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  )
-  return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) }
 }
 
 function listen(server: net.Server, host: string): Promise<number> {
@@ -122,7 +93,7 @@ export async function startStandInHosts(filesDir?: string): Promise<StandInHosts
     res.end('not found\n')
   }
   const plain = http.createServer(handler('http'))
-  const tls = https.createServer(selfSigned(dir), handler('https'))
+  const tls = https.createServer(await selfSignedCert(Object.values(STAND_IN).map((h) => h.name)), handler('https'))
   const handshakes = { handshakes: 0 }
   tls.on('secureConnection', () => handshakes.handshakes++)
   const httpPort = await listen(plain, '127.0.0.1')

@@ -4,12 +4,9 @@
  * the bytes each connection carried, and curl / raw-socket clients. No mock of the network.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http'
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 
 /** The port `server` listens on. */
 export function portOf(server: { address(): AddressInfo | string | null }): number {
@@ -60,33 +57,7 @@ export async function startHttpOrigin(seen: SeenRequest[]): Promise<HttpServer> 
   return listen(createHttpServer(originHandler('http-origin', seen)))
 }
 
-/** A self-signed certificate for `names`, made with openssl in a temporary directory. */
-export async function selfSignedCert(names: string[]): Promise<{ key: Buffer; cert: Buffer }> {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-proxy-cert-'))
-  try {
-    const san = names.map((n) => `DNS:${n}`).join(',')
-    await run('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${names[0]}`,
-      '-addext',
-      `subjectAltName=${san}`,
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ])
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+export { selfSignedCert } from '../../../support/network/certificate.js'
 
 /** An HTTPS origin on loopback. */
 export async function startHttpsOrigin(
