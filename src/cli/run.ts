@@ -5,7 +5,7 @@
 import { isIP } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import type { NetworkFacts } from '../policy/network/facts.js'
-import { moreText, type Refusal, refusalText, shownRefusals } from '../policy/network/refusals.js'
+import { INVALID_HOST_PREFIX, moreText, type Refusal, refusalText, shownRefusals } from '../policy/network/refusals.js'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
@@ -66,7 +66,9 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
 function allowingFlag(refusal: Refusal): string {
   switch (refusal.reason) {
     case 'not-allowed':
-      return `to allow it: --allow-host ${displayShellWord(refusal.host)}`
+      return refusal.host.startsWith(INVALID_HOST_PREFIX)
+        ? 'no flag allows it: the command asked for something that is not a host name'
+        : `to allow it: --allow-host ${displayShellWord(refusal.host)}`
     case 'denied':
       return 'to allow it: drop the --deny-host pattern that covers it (--allow-host cannot override it)'
     case 'address':

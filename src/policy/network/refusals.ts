@@ -19,8 +19,12 @@ export const REFUSAL_WORDS: Readonly<Record<NetworkRefusalReason, string>> = Obj
   denied: 'in the deny list, which wins over every allow pattern',
   address:
     'it resolves to a private, loopback or link-local address, which only a literal address in the allow-list reaches',
-  'server-name': 'the TLS server name differed from the host the proxy was asked to connect to (CONNECT)',
+  'server-name':
+    'the TLS hello named another server than the host the tunnel was opened to (CONNECT or SOCKS5), or could not be read whole',
 })
+
+/** The prefix under which the proxy records a requested name that is not a host name (percent-encoded). */
+export const INVALID_HOST_PREFIX = 'invalid:'
 
 /** `host:port` as one escaped line (an IPv6 address in brackets). */
 export function destinationText(host: string, port: number): string {

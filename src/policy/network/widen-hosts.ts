@@ -9,6 +9,7 @@
 import { isIP } from 'node:net'
 import { displayLine } from '../display-text.js'
 import type { NetworkAllowList, NetworkPolicy, SandboxMode } from '../vocabulary.js'
+import { compileAllowList } from './allow-list.js'
 import { type HostPattern, normalizeHost, parseHostPattern, patternMatches } from './host-pattern.js'
 import type { Refusal } from './refusals.js'
 
@@ -59,13 +60,6 @@ export function coversPattern(wide: HostPattern, narrow: HostPattern): boolean {
   return narrow.kind !== 'wildcard' && narrow.kind === wide.kind && narrow.host === wide.host
 }
 
-function parsedAll(patterns: readonly string[] | undefined): HostPattern[] {
-  return (patterns ?? []).flatMap((text) => {
-    const parsed = parseHostPattern(text)
-    return 'error' in parsed ? [] : [parsed]
-  })
-}
-
 /** A widened network, or why not (`not-restricted`: inherit; `not-wider`: already allowed; `denied`: deny wins). */
 export type NetworkWidening =
   | { ok: true; network: NetworkAllowList; added: string[] }
@@ -84,8 +78,7 @@ export function widenNetwork(
   if (current === undefined || current === 'inherit')
     return { ok: false, why: 'not-restricted', error: HOST_WIDENING_TEXTS.notRestricted }
   if (current === 'deny') return { ok: true, network: { allow: [...hosts] }, added: [...hosts] }
-  const deny = parsedAll(current.deny)
-  const allow = parsedAll(current.allow)
+  const { allow, deny } = compileAllowList(current)
   const denied: string[] = []
   const added: string[] = []
   for (const host of hosts) {

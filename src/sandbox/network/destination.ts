@@ -9,6 +9,7 @@ import { connect as netConnect, isIP, type Socket } from 'node:net'
 import { type CompiledAllowList, deniesAddress, refusalOf } from '../../policy/network/allow-list.js'
 import { isHostName, normalizeHost } from '../../policy/network/host-pattern.js'
 import type { NetworkRefusalReason } from '../../policy/network/facts.js'
+import { INVALID_HOST_PREFIX } from '../../policy/network/refusals.js'
 import { refusedAddress } from './address-policy.js'
 import type { OnRead } from './download-relay.js'
 import type { FactLedger } from './fact-ledger.js'
@@ -61,7 +62,7 @@ function refusalMessage(host: string, port: number, reason: NetworkRefusalReason
     case 'address':
       return `cordon: ${where} leads only to addresses this sandbox may not reach (${detail})`
     case 'server-name':
-      return `cordon: the TLS server name ${where} differs from the host the tunnel was opened to`
+      return `cordon: the TLS hello for ${where} names another server than the tunnel's host, or cannot be read whole`
   }
 }
 
@@ -142,7 +143,7 @@ export async function reach(scope: RunScope, rawHost: string, port: number, onre
   // Only a host name or an address is judged: anything else (a NUL, spaces, escapes) would be read
   // one way by the list and another by the resolver, and is recorded percent-encoded.
   if (isIP(host) === 0 && !isHostName(host))
-    return refuse(scope, `invalid:${encodeURIComponent(host)}`, port, 'not-allowed')
+    return refuse(scope, `${INVALID_HOST_PREFIX}${encodeURIComponent(host)}`, port, 'not-allowed')
   const listed = refusalOf(scope.list, host, port)
   if (listed !== undefined) return refuse(scope, host, port, listed)
   const addresses = await checkedAddresses(scope, host, port)

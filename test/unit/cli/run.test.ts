@@ -142,8 +142,18 @@ describe('denialLine under a network allow-list', () => {
       'cordon:   evil.example:80: in the deny list, which wins over every allow pattern; to allow it: drop the --deny-host pattern that covers it (--allow-host cannot override it)',
       'cordon:   db.internal:5432: it resolves to a private, loopback or link-local address, which only a literal address in the allow-list reaches; to allow it: --allow-host ADDRESS, naming the address itself (a name never reaches such an address)',
       'cordon:   10.0.0.5:80: it resolves to a private, loopback or link-local address, which only a literal address in the allow-list reaches; to allow it: --allow-host 10.0.0.5',
-      'cordon:   a.example:443: the TLS server name differed from the host the proxy was asked to connect to (CONNECT); no flag allows it: the client must name the same host in CONNECT and in TLS',
+      'cordon:   a.example:443: the TLS hello named another server than the host the tunnel was opened to (CONNECT or SOCKS5), or could not be read whole; no flag allows it: the client must name the same host in CONNECT and in TLS',
     ])
+  })
+
+  it('suggests no flag for a name that is not a host name (recorded percent-encoded by the proxy)', () => {
+    const line = denialLine(
+      refusedRun([{ host: 'invalid:198.51.100.77%00.allowed.test', port: 443, count: 1, reason: 'not-allowed' }]),
+      policy,
+    )
+    expect(line?.split('\n')[1]).toBe(
+      'cordon:   invalid:198.51.100.77%00.allowed.test:443: not in the allow-list; no flag allows it: the command asked for something that is not a host name',
+    )
   })
 
   it('names at most five, then how many more (the ones past the facts cap counted too)', () => {

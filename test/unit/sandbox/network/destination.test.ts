@@ -380,7 +380,8 @@ describe('refuse', () => {
     })
     expect(refuse(scope, 'front.test', 443, 'server-name')).toMatchObject({
       reason: 'server-name',
-      message: 'cordon: the TLS server name front.test:443 differs from the host the tunnel was opened to',
+      message:
+        "cordon: the TLS hello for front.test:443 names another server than the tunnel's host, or cannot be read whole",
     })
     expect(refuse(scope, 'a.test', 1, 'denied')).toMatchObject({ reason: 'denied' })
     expect(ledger.snapshot().refused).toEqual([
