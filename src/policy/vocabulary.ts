@@ -212,3 +212,13 @@ export function isSandboxMode(value: unknown): value is SandboxMode {
 export function isConfinedMode(mode: SandboxMode): mode is ConfinedSandboxMode {
   return mode !== 'danger-full-access'
 }
+
+/** A class of operations the backend refuses whole, met by a run, and the flags that open it. */
+export interface ClosedClassFact {
+  /** The class (`shared-memory`, `terminals`, `unix-sockets`, ...). */
+  class: string
+  /** What the run met, in a person's words (e.g. `sem_open refused: /dev/shm is closed under Landlock`). */
+  evidence: string
+  /** The `cordon run` flags that open it (e.g. `--shared-memory`, `--backend bubblewrap`). */
+  remedy: string
+}

@@ -12,6 +12,7 @@ import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from './facts.js'
 import type { ConfinementPlan } from './confinement/plan.js'
+import type { ClosedClassFact } from '../policy/vocabulary.js'
 
 /** The sandbox facts of one run, in the shell seam's shape. */
 export interface RunVerdict {
@@ -23,6 +24,10 @@ export interface RunVerdict {
   deniedPaths?: string[]
   network?: NetworkFacts
   deniedFor?: Array<'files' | 'network'>
+  refusedPaths?: string[]
+  refusalSource?: 'messages' | 'audit'
+  closedClasses?: ClosedClassFact[]
+  removedEnv?: string[]
 }
 
 /** Whether `error` is a spawn failure at a confinement stage: the sandbox failed, not the command. */

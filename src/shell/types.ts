@@ -5,7 +5,7 @@
  * ShellRunResult, `start` a ShellProcess. Types only: no values live here.
  */
 import type { NetworkFacts } from '../policy/network/facts.js'
-import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
+import type { ClosedClassFact, SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 
 import type { CollectedOutput, DshEnvironment, DshEnvironmentKey } from '../subprocess/types.js'
 
@@ -85,6 +85,17 @@ export interface ShellSandboxInfo {
   network?: NetworkFacts
   /** cordon: what `denied` rests on: a file operation, the network, or both. */
   deniedFor?: ReadonlyArray<'files' | 'network'>
+  /**
+   * cordon: every path whose write the sandbox refused, whatever the exit: a run that exits 0 can
+   * have lost a write (`denied` and `deniedPaths` keep their meaning: a failed run's).
+   */
+  refusedPaths?: readonly string[]
+  /** cordon: where the refusal facts came from: the command's own messages, or the kernel's audit records. */
+  refusalSource?: 'messages' | 'audit'
+  /** cordon: the classes the backend closes whole that the run met (shared memory, terminals, unix sockets), each with its way out. */
+  closedClasses?: ReadonlyArray<ClosedClassFact>
+  /** cordon: the environment variables the scrub removed (names only), on a failed run. */
+  removedEnv?: readonly string[]
 }
 
 /** The outcome of one completed (or killed) foreground run. */
