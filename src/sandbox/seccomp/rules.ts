@@ -22,7 +22,9 @@
  *   ioprio_set. Per-thread calls (a tid) are refused with EPERM too.
  * - ipc, without a private IPC namespace: SysV shared memory, semaphores, message queues and
  *   POSIX message queues are refused (they reach the host's namespace, not the file system).
- * - read-only: the metadata family (mode, owner, times, xattrs) and every inode-changing
+ * - read-only: the metadata family (mode, owner, times, xattrs), unless the mounts refuse it
+ *   outside the writable set (`metadataByMounts`: a read-only view of the host, where chmod, utime
+ *   and the rest fail EROFS but in the command's own TMPDIR), and every inode-changing
  *   filesystem ioctl (families 'f', 'v', 'X', 'r', 'o', 0x94, 0x97, 0xf5 that write or carry no
  *   direction), minus the queries and clones listed in INODE_IOCTL_ALLOWED.
  * - file-notification watches, where the hidden places are closed by Landlock alone (`read-only`
@@ -63,6 +65,13 @@ export interface SeccompInput {
   privateDevpts?: boolean
   /** Refuse file-notification watches (the hidden places are closed only by Landlock, which does not govern watches). */
   refuseWatches?: boolean
+  /**
+   * The run sees the host through read-only mounts but for its writable set (bubblewrap's binds, a
+   * Landlock run's own mount namespace): metadata outside that set fails EROFS, so under
+   * `read-only` the metadata family is left to the mounts (only set-id modes refused), and
+   * unpacking or copying into TMPDIR keeps its modes and times.
+   */
+  metadataByMounts?: boolean
 }
 
 /** The metadata family refused under `read-only`: mode, owner, times, extended attributes. */
@@ -111,11 +120,11 @@ export const SETID_MODE_ARGS: Readonly<Partial<Record<SyscallName, { mode: numbe
   mknodat: { mode: 2 },
 }
 
-/** The set-id rules; under `read-only` the chmod family is refused whole instead. */
-function setidRules(mode: SeccompInput['mode']): SyscallRule[] {
+/** The set-id rules; where the metadata family is refused whole (`refusedWhole`) the chmod family is skipped. */
+function setidRules(refusedWhole: boolean): SyscallRule[] {
   const rules: SyscallRule[] = []
   for (const [name, at] of Object.entries(SETID_MODE_ARGS) as [SyscallName, { mode: number; flags?: number }][]) {
-    if (mode === 'read-only' && METADATA_SYSCALLS.includes(name)) continue
+    if (refusedWhole && METADATA_SYSCALLS.includes(name)) continue
     const checks: BitCheck[] = at.flags === undefined ? [] : [{ arg: at.flags, anyOf: O_CREATES }]
     rules.push({ name, refuseWhenBits: [...checks, { arg: at.mode, anyOf: SETID_BITS }] })
   }
@@ -208,9 +217,10 @@ export function seccompRulesFor(input: SeccompInput): SeccompRules {
   refuse(IO_URING_SYSCALLS)
   refuse(KEYRING_SYSCALLS)
   if (!input.privateIpc) refuse(IPC_SYSCALLS)
-  if (input.mode === 'read-only') refuse(METADATA_SYSCALLS)
+  const metadataRefused = input.mode === 'read-only' && input.metadataByMounts !== true
+  if (metadataRefused) refuse(METADATA_SYSCALLS)
   if (input.refuseWatches) refuse(WATCH_SYSCALLS)
-  rules.push(...setidRules(input.mode))
+  rules.push(...setidRules(metadataRefused))
   rules.push({
     name: 'ioctl',
     commands: Object.values(TERMINAL_IOCTLS).filter((c) => !(input.privateDevpts && c === TERMINAL_IOCTLS.TIOCSCTTY)),
