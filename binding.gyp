@@ -41,6 +41,7 @@
         "native/supervisor.cc",
         "native/tree.cc",
         "native/namespaces.cc",
+        "native/mount-view.cc",
         "native/resident.cc",
         "native/canary.cc",
         "native/spawn.cc",

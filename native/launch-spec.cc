@@ -26,6 +26,7 @@ enum WireTag : uint16_t {
   kTagCredentials = 11,
   kTagRlimit = 12,
   kTagProxyPort = 13,
+  kTagReadOnlyView = 14,
 };
 
 enum WireFlag : uint32_t {
@@ -127,6 +128,12 @@ bool split_nul(const uint8_t* data, size_t len, std::vector<std::string>* out) {
   return start == len;
 }
 
+bool all_absolute(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths)
+    if (p.empty() || p[0] != '/') return false;
+  return true;
+}
+
 }  // namespace
 
 bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, std::string* error) {
@@ -168,6 +175,12 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
       spec->unshare_net = true;
     } else if (strcmp(a, "--unshare-user") == 0) {
       spec->unshare_user = true;
+    } else if (strcmp(a, "--read-only-view") == 0) {
+      spec->read_only_view = true;
+    } else if (strcmp(a, "--view-writable") == 0) {
+      const char* s = need(a);
+      if (s == nullptr || s[0] != '/') return *error = "bad --view-writable", false;
+      spec->view_writable.emplace_back(s);
     } else if (strcmp(a, "--drop-caps") == 0) {
       spec->confined = true;
       spec->plan.drop_caps = true;
@@ -345,6 +358,11 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
       case kTagProxyPort:
         if (flen != 4 || read_u32(f) == 0 || read_u32(f) > 65535) return *error = "bad proxy port", false;
         spec->proxy_port = static_cast<int>(read_u32(f));
+        break;
+      case kTagReadOnlyView:
+        if (!split_nul(f, flen, &spec->view_writable) || !all_absolute(spec->view_writable))
+          return *error = "bad read-only view", false;
+        spec->read_only_view = true;
         break;
       default:
         return *error = "unknown field " + std::to_string(tag), false;

@@ -61,6 +61,10 @@ struct LaunchSpec {
   int proxy_port = 0;
   int proxy_fd = -1;
   int proxy_listener = -1;  // made ahead (a resident instance's idle supervisor)
+  // A read-only view of the host (native/mount-view.h): a mount namespace of the run's own where
+  // every mount is read-only but these paths.
+  bool read_only_view = false;
+  std::vector<std::string> view_writable;
 };
 
 // Stdio kinds of a wire request, per slot (the host makes every pipe: a pipe end is an Fd).

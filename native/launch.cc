@@ -14,6 +14,7 @@
 
 #include "fd-channel.h"
 #include "landlock.h"
+#include "mount-view.h"
 #include "namespaces.h"
 #include "stages.h"
 #include "supervisor.h"
@@ -157,6 +158,12 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
 
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);
+  if (spec->read_only_view) {
+    rc = enter_read_only_view(spec->view_writable);
+    // A user namespace's view is the first mount namespace such a run has: /proc/keys goes there.
+    if (rc == 0 && spec->unshare_user) rc = mask_key_files();
+    if (rc != 0) fail_start(&start, kStageNamespace, -rc);
+  }
   hand_over_proxy_listener(spec, &start);
 
   ConfinementPlan plan = spec->plan;

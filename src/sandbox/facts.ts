@@ -315,6 +315,7 @@ function permittedFor(who: { uid: number; gids: readonly number[] }, path: strin
 /** The errno codes each backend's refusals carry, as tools print them bare (`npm error code EROFS`). */
 const DENIAL_CODES: Readonly<Record<string, readonly string[]>> = {
   landlock: ['EACCES'],
+  'landlock-view': ['EROFS', 'EACCES'],
   bubblewrap: ['EROFS', 'EACCES'],
   seatbelt: ['EPERM'],
 }

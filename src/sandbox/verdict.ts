@@ -11,6 +11,7 @@ import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
 import { classifyDenial } from './facts.js'
+import { LANDLOCK_VIEW } from './confinement/denial-text.js'
 import type { ConfinementPlan } from './confinement/plan.js'
 import type { ClosedClassFact } from '../policy/vocabulary.js'
 
@@ -60,6 +61,8 @@ export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' 
   shield?: { hidden: readonly string[] } | undefined
   /** bubblewrap: the protected paths bound read-only inside writable roots. */
   mounts?: { protected: { paths: ReadonlyArray<{ path: string }> } } | undefined
+  /** Landlock: the writable paths of a read-only view of the host (its denials read EROFS). */
+  namespaces?: { view?: readonly string[] | undefined } | undefined
   /** The workspace owner the command ran as, when not the host's user. */
   runAs?: { uid: number; gid: number } | undefined
 }
@@ -90,7 +93,8 @@ export function runVerdict(
   const runnerFailed = run.runnerFailed === true
   const appeared = run.refused ?? []
   const classified = classifyDenial({
-    backend: plan.backend,
+    // A read-only view's mounts refuse with EROFS before Landlock does.
+    backend: plan.backend === 'landlock' && plan.namespaces?.view !== undefined ? LANDLOCK_VIEW : plan.backend,
     exitCode: run.exitCode,
     runnerFailed,
     stderr: run.stderr,

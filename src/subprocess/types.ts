@@ -147,8 +147,14 @@ export interface SubprocessConfinement {
   /** The sandbox mode the plan enforces. */
   mode: ConfinedSandboxMode
   steps?: ConfinementSteps | undefined
-  /** `keys`: the launcher's private mount namespace where /proc/keys reads empty (root only). */
-  namespaces?: { ipc?: boolean; net?: boolean; user?: boolean; keys?: boolean } | undefined
+  /**
+   * `keys`: the launcher's private mount namespace where /proc/keys reads empty (root only).
+   * `view`: a mount namespace of the run's own where every mount is read-only but these paths
+   * (metadata outside them fails EROFS).
+   */
+  namespaces?:
+    | { ipc?: boolean; net?: boolean; user?: boolean; keys?: boolean; view?: readonly string[] | undefined }
+    | undefined
   wrapper?: { ruleset?: RulesetReference | undefined } | undefined
   /** Paths that must not exist once the tree is gone: each that does is moved aside (`SubprocessHandle.refusedPaths`). */
   mustNotAppear?: readonly string[] | undefined

@@ -22,8 +22,11 @@ export interface BackendFacts {
   seccomp: boolean
   /** A supervisor outside the sandbox runs every command (cordon-exec). */
   supervisor: boolean
-  /** Private namespaces available to a run; `keys`: a mount namespace masking /proc/keys. */
-  namespaces: { ipc: boolean; net: boolean; keys?: boolean }
+  /**
+   * Private namespaces available to a run; `keys`: a mount namespace masking /proc/keys; `view`: a
+   * mount namespace where the host is read-only but for the writable set.
+   */
+  namespaces: { ipc: boolean; net: boolean; keys?: boolean; view?: boolean }
   /** The command runs as uid 0 (RLIMIT_NPROC does not bind it). */
   uid0: boolean
 }

@@ -54,8 +54,11 @@ export interface ConfinementPlan {
    */
   privateDevpts?: { allowed: number; hostDev: number } | undefined
   seccomp: { input: SeccompInput; program: Buffer | undefined }
-  /** Namespaces the supervisor enters before it forks the command (landlock); `keys`: the launcher's masked /proc/keys. */
-  namespaces: { ipc: boolean; net: boolean; user: boolean; keys?: boolean }
+  /**
+   * Namespaces the supervisor enters before it forks the command (landlock); `keys`: the launcher's
+   * masked /proc/keys; `view`: a read-only view of the host but for these writable paths.
+   */
+  namespaces: { ipc: boolean; net: boolean; user: boolean; keys?: boolean; view?: readonly string[] }
   /** The command's own steps (the ruleset handle is added by the sandbox when it confines). */
   steps: Omit<ConfinementSteps, 'ruleset'>
   /** bubblewrap only: bwrap's own steps (no_new_privs and the launcher program). */
@@ -135,6 +138,10 @@ export function initArgs(
   if (plan.namespaces.ipc) args.push('--unshare-ipc')
   if (plan.namespaces.net) args.push('--unshare-net')
   if (plan.namespaces.user) args.push('--unshare-user')
+  if (plan.namespaces.view) {
+    args.push('--read-only-view')
+    for (const p of plan.namespaces.view) args.push('--view-writable', p)
+  }
   if (allowListOf(plan.policy.network) && options.proxyFd !== undefined)
     args.push('--proxy-listener', `${PROXY_PORT}:${options.proxyFd}`)
   args.push(...options.ruleset)

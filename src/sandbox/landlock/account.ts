@@ -43,14 +43,35 @@ function networkVerdict(facts: BackendFacts, policy: AccountPolicy): ClassVerdic
   return no(`${sockets}; but ${PROC_NET}`)
 }
 
-/** Metadata: seccomp refuses it whole under read-only; under workspace-write only set-id modes. */
-function metadataVerdict(seccomp: boolean, policy: AccountPolicy): ClassVerdict {
+/**
+ * Metadata under read-only: read-only mounts refuse it outside the writable set (a view of the
+ * run's own), else seccomp refuses it whole; under workspace-write only set-id modes.
+ */
+function metadataVerdict(seccomp: boolean, view: boolean, policy: AccountPolicy): ClassVerdict {
+  if (policy.mode === 'read-only' && view)
+    return seccomp
+      ? yes(
+          "a mount namespace of the run's own where the host is read-only but for its TMPDIR: chmod, chown, utime and xattrs fail EROFS elsewhere; seccomp refuses inode-changing ioctls and set-id modes",
+        )
+      : no('seccomp filters do not load: set-id modes and inode-changing ioctls are ungoverned')
   if (policy.mode === 'read-only')
     return seccomp
-      ? yes('seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls')
+      ? yes(
+          'seccomp refuses chmod, chown, utime, xattrs and inode-changing ioctls (in TMPDIR too: no mount namespace here)',
+        )
       : no('seccomp filters do not load: chmod, chown, utime and xattrs are ungoverned')
   return no(
     `workspace-write: chmod, chown, utime and xattrs outside the writable roots are not Landlock rights (bubblewrap governs them)${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) everywhere' : ''}`,
+  )
+}
+
+/** Keyrings: seccomp refuses the calls; /proc/keys is masked where the run has a mount namespace. */
+function keyringsVerdict(facts: BackendFacts): ClassVerdict {
+  if (!facts.seccomp) return no('seccomp filters do not load')
+  if (facts.namespaces.keys === true || facts.namespaces.view === true)
+    return yes('seccomp refuses add_key, request_key and keyctl; /proc/keys reads empty (a private mount namespace)')
+  return no(
+    "seccomp refuses add_key, request_key and keyctl, but the names and sizes of the user's keys stay listed in /proc/keys (masking it needs a mount namespace: root, a read-only run's view, or bubblewrap)",
   )
 }
 
@@ -66,7 +87,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
     abi >= 2
       ? yes('Landlock create, remove, rename and link rights outside the writable set')
       : no('Landlock ABI 1 cannot refuse renames and links across directories')
-  c.metadata = metadataVerdict(seccomp, policy)
+  c.metadata = metadataVerdict(seccomp, facts.namespaces.view === true, policy)
   c.network = networkVerdict(facts, policy)
   c.processes =
     abi >= 6 && seccomp
@@ -83,13 +104,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
     : seccomp
       ? yes('seccomp refuses SysV IPC and POSIX message queues')
       : no('no IPC namespace and no seccomp: host SysV IPC and message queues are reachable')
-  c.keyrings = !seccomp
-    ? no('seccomp filters do not load')
-    : facts.namespaces.keys === true
-      ? yes('seccomp refuses add_key, request_key and keyctl; /proc/keys reads empty (a private mount namespace)')
-      : no(
-          "seccomp refuses add_key, request_key and keyctl, but the names and sizes of the user's keys stay listed in /proc/keys (masking it needs a mount namespace: root, or bubblewrap)",
-        )
+  c.keyrings = keyringsVerdict(facts)
   c.terminals =
     seccomp && abi >= 1
       ? yes(

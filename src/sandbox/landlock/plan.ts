@@ -26,14 +26,34 @@ import { landlockAccount } from './account.js'
 /**
  * The namespaces the supervisor enters for a run. Root gets a private IPC namespace always (it is
  * free); through a user namespace (which shows files of unmapped owners as nobody) only when the
- * network is denied and a namespace is needed. Root can give the launcher a mount namespace of its
- * own, where /proc/keys reads empty (`keys`).
+ * network is denied or a read-only view is made. Root can give the launcher a mount namespace of
+ * its own, where /proc/keys reads empty (`keys`). A read-only run gets a read-only view of the host
+ * but for its writable grants (`view`, parents first; never a device, which a bind would open to
+ * chmod): chmod and utime then work in its TMPDIR and fail EROFS elsewhere.
  */
-function namespacesFor(host: PlanHost, deny: boolean): ConfinementPlan['namespaces'] & { keys: boolean } {
+function namespacesFor(
+  host: PlanHost,
+  deny: boolean,
+  view: readonly string[] | undefined,
+): ConfinementPlan['namespaces'] & { keys: boolean } {
   const ns = host.namespaces
   const net = deny && ns.available
   const ipc = ns.available && (!ns.viaUserNamespace || net)
-  return { ipc, net, user: ns.viaUserNamespace && (ipc || net), keys: ns.available && !ns.viaUserNamespace }
+  const withView = ns.available && view !== undefined
+  return {
+    ipc,
+    net,
+    user: ns.viaUserNamespace && (ipc || net || withView),
+    keys: ns.available && !ns.viaUserNamespace,
+    ...(withView ? { view } : {}),
+  }
+}
+
+/** The writable grants a read-only view keeps read-write, parents before children. */
+function viewOf(grants: SandboxGrants): string[] {
+  return [...new Set(grants.writable.map((w) => w.path))].sort(
+    (a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b),
+  )
 }
 
 /** The Landlock backend's plan for `policy`. */
@@ -45,7 +65,11 @@ export function landlockPlan(
   shield?: ShieldFacts,
   env: Record<string, string> = {},
 ): ConfinementPlan {
-  const namespaces = namespacesFor(host, cutsNetwork(policy.network))
+  const namespaces = namespacesFor(
+    host,
+    cutsNetwork(policy.network),
+    policy.mode === 'read-only' ? viewOf(grants) : undefined,
+  )
   const { ipc: privateIpc, net: privateNet, keys: maskKeys } = namespaces
   const entries: RulesetEntry[] = [
     ...view.entries,
@@ -71,6 +95,7 @@ export function landlockPlan(
     // Where `full` is promised, no watch may see into the hidden places (Landlock does not govern
     // watches); workspace-write keeps them for file watchers and its account says so.
     refuseWatches: policy.mode === 'read-only',
+    metadataByMounts: namespaces.view !== undefined,
   }
   const program = host.seccomp ? seccompProgramFor(input) : undefined
   const account = landlockAccount(
@@ -78,7 +103,7 @@ export function landlockPlan(
       abi: host.abi,
       seccomp: host.seccomp,
       supervisor: host.supervisor,
-      namespaces: { ipc: privateIpc, net: privateNet, keys: maskKeys },
+      namespaces: { ipc: privateIpc, net: privateNet, keys: maskKeys, view: namespaces.view !== undefined },
       uid0: host.uid === 0,
     },
     { ...policy, shield },

@@ -222,7 +222,8 @@ async function canaryFor(
         networkDenied: true,
         privateNet: plan.namespaces.net,
         privatePid: false,
-        writeRefusal: [13],
+        // A read-only view's mounts refuse before Landlock does.
+        writeRefusal: plan.namespaces.view ? [13, 30] : [13],
         watchesRefused: true,
       },
       { ...hostNamespaces(), orphanGone: run.orphanGone },

@@ -45,6 +45,8 @@ export interface WireConfinement {
   maskKeys?: boolean | undefined
   /** A network allow-list: the supervisor listens on 127.0.0.1:proxyPort of the run's namespace and hands the listener over with the reply. */
   proxyPort?: number | undefined
+  /** A read-only view of the host: a mount namespace of the run's own, read-only but for these paths. */
+  readOnlyView?: readonly string[] | undefined
 }
 
 /** The decoded reply. */
@@ -72,6 +74,7 @@ const TAG = {
   credentials: 11,
   rlimit: 12,
   proxyPort: 13,
+  readOnlyView: 14,
 } as const
 
 const FLAG = {
@@ -173,7 +176,8 @@ function flagsOf(request: LaunchRequest): number {
 /** The bytes the confinement's fields take (capLast, landlockFlags, filter, credentials, rlimits). */
 function confinementSize(c: WireConfinement): number {
   const proxy = c.proxyPort !== undefined ? 12 : 0
-  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28 + proxy
+  const view = c.readOnlyView !== undefined ? 8 + Buffer.byteLength(packed(c.readOnlyView)) : 0
+  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28 + proxy + view
 }
 
 function writeConfinement(w: FieldWriter, c: WireConfinement): void {
@@ -183,6 +187,10 @@ function writeConfinement(w: FieldWriter, c: WireConfinement): void {
   if (c.credentials) w.u32(TAG.credentials, c.credentials.uid, c.credentials.gid)
   for (const l of c.rlimits) w.rlimit(TAG.rlimit, l.resource, l.soft, l.hard)
   if (c.proxyPort !== undefined) w.u32(TAG.proxyPort, c.proxyPort)
+  if (c.readOnlyView !== undefined) {
+    const view = packed(c.readOnlyView)
+    w.text(TAG.readOnlyView, view, Buffer.byteLength(view))
+  }
 }
 
 /** Encodes one request: header and body, ready for `launcherSend`. */

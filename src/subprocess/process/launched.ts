@@ -49,6 +49,7 @@ function wireConfinement(
     unshareNet: namespaces?.net === true,
     unshareUser: namespaces?.user === true,
     maskKeys: namespaces?.keys === true,
+    readOnlyView: namespaces?.view,
     proxyPort: network?.proxyPort,
   }
 }

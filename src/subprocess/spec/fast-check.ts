@@ -31,7 +31,7 @@ const CONFINEMENT_KEYS = new Set([
 ])
 const RESIDENT_KEYS = new Set(['key', 'argv', 'wrapperSteps', 'command', 'steps', 'proxyPort'])
 const NETWORK_KEYS = new Set(['proxyPort', 'serve'])
-const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys'])
+const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys', 'view'])
 const LINK_KEYS = new Set(['path', 'target'])
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -54,7 +54,10 @@ function output(v: unknown): boolean {
 function namespaces(ns: unknown): boolean {
   if (ns === undefined) return true
   if (!isObject(ns) || !onlyKeys(ns, NAMESPACE_KEYS)) return false
-  return Object.values(ns).every((b) => b === undefined || typeof b === 'boolean')
+  const { view, ...flags } = ns
+  if (view !== undefined && !(Array.isArray(view) && view.every((p) => typeof p === 'string' && p.startsWith('/'))))
+    return false
+  return Object.values(flags).every((b) => b === undefined || typeof b === 'boolean')
 }
 
 function mustNotAppear(m: unknown): boolean {

@@ -47,6 +47,7 @@ function confinementSchema() {
           net: z.boolean().optional(),
           user: z.boolean().optional(),
           keys: z.boolean().optional(),
+          view: z.array(z.string().regex(/^\//, 'must be an absolute path')).readonly().optional(),
         })
         .strict()
         .optional(),

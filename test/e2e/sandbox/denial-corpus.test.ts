@@ -447,7 +447,7 @@ function check(row: Row, r: ShellRunResult): void {
   if (row.expectExit !== undefined) expect(r.exitCode, JSON.stringify(facts)).toBe(row.expectExit)
   if (row.expectDenied) {
     expect(r.exitCode, JSON.stringify(facts)).not.toBe(0)
-    expect(r.stderr.text).toMatch(/permission denied/i)
+    expect(r.stderr.text).toMatch(/permission denied|read-only file system/i)
     expect(
       matches(r.sandbox!.deniedPaths, row.expectPath!),
       `deniedPaths ${JSON.stringify(r.sandbox!.deniedPaths)} ∌ ${String(row.expectPath)}`,

@@ -93,9 +93,13 @@ describe('classifyDenial', () => {
   })
 
   it("only the backend's own denial text counts", () => {
+    const eperm = `touch: cannot touch '${outside}/x': Operation not permitted`
+    expect(classifyDenial(run({ stderr: eperm })).denied).toBe(false)
+    expect(classifyDenial(run({ stderr: eperm, backend: 'seatbelt' })).denied).toBe(true)
+    // EROFS is bubblewrap's dialect, and a Landlock read-only view's (its mounts refuse first).
     const erofs = `touch: cannot touch '${outside}/x': Read-only file system`
     expect(classifyDenial(run({ stderr: erofs })).denied).toBe(false)
-    expect(classifyDenial(run({ stderr: erofs, backend: 'bubblewrap' })).denied).toBe(true)
+    expect(classifyDenial(run({ stderr: erofs, backend: 'landlock-view' })).denied).toBe(true)
   })
 
   it('not a path inside the writable set, nor one ordinary permissions refuse anyway', () => {

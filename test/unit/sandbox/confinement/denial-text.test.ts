@@ -4,7 +4,7 @@
 import os from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { ALL_SANDBOX_BACKENDS } from '../../../../src/policy/backends.js'
-import { DENIAL_SIGNATURES } from '../../../../src/sandbox/confinement/denial-text.js'
+import { DENIAL_SIGNATURES, LANDLOCK_VIEW } from '../../../../src/sandbox/confinement/denial-text.js'
 
 /** The text a failed call prints for `errno` on Linux, lower case (as bash and coreutils print it). */
 const LINUX_TEXT: Record<string, string> = {
@@ -16,11 +16,12 @@ const LINUX_TEXT: Record<string, string> = {
 
 describe('DENIAL_SIGNATURES', () => {
   it('has a list for each backend and no other', () => {
-    expect(Object.keys(DENIAL_SIGNATURES).sort()).toEqual([...ALL_SANDBOX_BACKENDS].sort())
+    expect(Object.keys(DENIAL_SIGNATURES).sort()).toEqual([...ALL_SANDBOX_BACKENDS, LANDLOCK_VIEW].sort())
   })
 
   it("is each backend's errno texts, in lower case", () => {
     expect(DENIAL_SIGNATURES.landlock).toEqual([LINUX_TEXT.EACCES])
+    expect(DENIAL_SIGNATURES[LANDLOCK_VIEW]).toEqual([LINUX_TEXT.EACCES, LINUX_TEXT.EROFS])
     expect(DENIAL_SIGNATURES.bubblewrap).toEqual([LINUX_TEXT.EROFS, LINUX_TEXT.EACCES, LINUX_TEXT.EBUSY])
     expect(DENIAL_SIGNATURES.seatbelt).toEqual([LINUX_TEXT.EPERM])
     for (const texts of Object.values(DENIAL_SIGNATURES)) for (const t of texts) expect(t).toBe(t.toLowerCase())

@@ -16,7 +16,10 @@ describe('landlockPlan', () => {
   it('read-only as root: private IPC, the temp dir writable, the whole set of steps', () => {
     const grants = grantsFor({ mode: 'read-only', workspaceRoot: '/usr' }, { tempDir: temp })
     const plan = landlockPlan({ mode: 'read-only', workspaceRoot: '/usr' }, grants, HOST, view)
-    expect(plan.namespaces).toEqual({ ipc: true, net: false, user: false, keys: true })
+    // A read-only view of the host but for the temp dir: metadata is left to the mounts.
+    expect(plan.namespaces).toEqual({ ipc: true, net: false, user: false, keys: true, view: [temp] })
+    expect(plan.seccomp.input.metadataByMounts).toBe(true)
+    expect(plan.account.classes.metadata?.how).toMatch(/mount namespace/)
     expect(plan.writable).toContain(temp)
     expect(plan.steps).toMatchObject({ dropCaps: true, dropBounding: true, noNewPrivs: true })
     expect(plan.steps.rlimits).toEqual([{ resource: RLIMIT.CORE, soft: 0, hard: 0 }])
@@ -41,22 +44,36 @@ describe('landlockPlan', () => {
     expect(noNs.seccomp.input.privateNet).toBe(false)
   })
 
-  it('an unprivileged host takes a user namespace only when the network is denied', () => {
+  it('an unprivileged host takes a user namespace only for a denied network or a read-only view', () => {
     const user = { ...HOST, uid: 1000, setpcap: false, namespaces: { available: true, viaUserNamespace: true } }
     const ro = { mode: 'read-only' as const, workspaceRoot: '/usr' }
     const grants = grantsFor(ro, { tempDir: temp })
     expect(landlockPlan(ro, grants, user, view).namespaces).toEqual({
       ipc: false,
       net: false,
+      user: true,
+      keys: false,
+      view: [temp],
+    })
+    const ww = { mode: 'workspace-write' as const, workspaceRoot: '/usr' }
+    expect(landlockPlan(ww, grantsFor(ww, { tempDir: temp }), user, view).namespaces).toEqual({
+      ipc: false,
+      net: false,
       user: false,
       keys: false,
     })
+    // No namespaces at all: the metadata family is refused whole by seccomp instead.
+    const none = { ...HOST, namespaces: { available: false, viaUserNamespace: false } }
+    const flat = landlockPlan(ro, grants, none, view)
+    expect(flat.namespaces.view).toBeUndefined()
+    expect(flat.seccomp.input.metadataByMounts).toBe(false)
     const deny = { ...ro, network: 'deny' as const }
     expect(landlockPlan(deny, grantsFor(deny, { tempDir: temp }), user, view).namespaces).toEqual({
       ipc: true,
       net: true,
       user: true,
       keys: false,
+      view: [temp],
     })
   })
 
