@@ -74,7 +74,7 @@ export interface Attack {
    * Users for whom the run's account must say the class is NOT governed (with this text): the
    * operation may succeed, and the run is `partial` for it. Everything outside is still checked.
    */
-  ungovernedFor?: Partial<Record<AttackUser, { class: string; how: string; backend?: string }>>
+  ungovernedFor?: Partial<Record<AttackUser, { class: string; how: string; backend?: string; mode?: AttackMode }>>
   control?: AttackControl
 }
 

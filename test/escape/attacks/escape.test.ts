@@ -54,7 +54,8 @@ function expectContained(
   const hows = Object.values(outcome.account ?? {}).map((v) => v.how)
   const privateNs = attack.privateNamespace?.[backend]
   const admitted = attack.ungovernedFor?.[user]
-  const ungoverned = admitted?.backend === undefined || admitted.backend === backend ? admitted : undefined
+  const applies = (admitted?.backend ?? backend) === backend && (admitted?.mode ?? outcome.mode) === outcome.mode
+  const ungoverned = applies ? admitted : undefined
   if (ungoverned !== undefined) {
     // the account must own up: the class is not governed for this user, and says why
     const verdict = outcome.account?.[ungoverned.class]

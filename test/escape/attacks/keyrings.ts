@@ -53,8 +53,9 @@ export const KEYRING_ATTACKS: readonly Attack[] = [
     kind: 'keyrings',
     modes: BOTH,
     script: 'grep "$KEYDESC" /proc/keys && echo BREACH; true',
-    // Masking /proc/keys takes a mount namespace: root's launcher has one, bubblewrap always;
-    // an unprivileged Landlock run has none, and its account says so.
-    ungovernedFor: { nobody: { class: 'keyrings', how: '/proc/keys', backend: 'landlock' } },
+    // Masking /proc/keys takes a mount namespace: root's launcher has one, bubblewrap and a
+    // read-only run's view always; an unprivileged workspace-write Landlock run has none, and its
+    // account says so.
+    ungovernedFor: { nobody: { class: 'keyrings', how: '/proc/keys', backend: 'landlock', mode: 'workspace-write' } },
   },
 ]
