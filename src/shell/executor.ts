@@ -195,7 +195,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
-    const failures = readFailureLog(prepared.failureLog)
+    const failures = readFailureLog(prepared.failureLog, { cwd: spec.workdir, command: spec.command })
     return runVerdict(prepared.plan, {
       exitCode,
       stderr,
