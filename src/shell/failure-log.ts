@@ -110,5 +110,8 @@ function readDirectories(log: string | undefined): string[] {
     }
   }
   // A cut at MAX_LOG_BYTES leaves a partial last entry: only NUL-terminated ones count.
-  return text.split('\0').slice(0, -1).filter((dir) => dir.startsWith('/'))
+  return text
+    .split('\0')
+    .slice(0, -1)
+    .filter((dir) => dir.startsWith('/'))
 }

@@ -133,7 +133,19 @@ describe('exit facts through `cordon run --json`', () => {
     it(`${backend}: the JSON says the signal and the CLI exits 128+N; a code of 138 stays a code`, async (ctx) => {
       await needBackend(ctx, backend)
       const run = (script: string) => {
-        const argv = [bin, 'run', '--json', '--backend', backend, '--mode', 'workspace-write', '--', 'bash', '-c', script]
+        const argv = [
+          bin,
+          'run',
+          '--json',
+          '--backend',
+          backend,
+          '--mode',
+          'workspace-write',
+          '--',
+          'bash',
+          '-c',
+          script,
+        ]
         const r = spawnSync(process.execPath, argv, { cwd: root, encoding: 'utf8', timeout: 60_000 })
         const json = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { exitCode: unknown; signal: unknown }
         return { status: r.status, exitCode: json.exitCode, signal: json.signal }
