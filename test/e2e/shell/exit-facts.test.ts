@@ -108,11 +108,12 @@ describe('exit facts: confined as unconfined', () => {
     it(`${variant.name}: cordon's own kill keeps its flags (abort, timeout); a pre-aborted run spawns nothing`, async (ctx) => {
       await needBackend(ctx, variant.backend)
       const ex = await confinedExecutor(variant, 'workspace-write')
+      // Aborted once the command has started (a bwrap per run takes a while to start it).
       const ac = new AbortController()
-      setTimeout(() => ac.abort(), 300)
-      const aborted = await ex.run(ex.resolve({ command: 'sleep 30', signal: ac.signal }))
+      const started = { onOutput: () => ac.abort() }
+      const aborted = await ex.run(ex.resolve({ command: 'echo up; sleep 30', signal: ac.signal }), started)
       expect(aborted).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGTERM', exitCode: null })
-      const timedOut = await ex.run(ex.resolve({ command: 'sleep 30', timeoutMs: 300 }))
+      const timedOut = await ex.run(ex.resolve({ command: 'sleep 30', timeoutMs: 1500 }))
       expect(timedOut).toMatchObject({ aborted: false, timedOut: true, signal: 'SIGTERM', exitCode: null })
       const marker = join(root, `pre-aborted-${variant.backend}-${variant.resident}`)
       const pre = await ex.run(ex.resolve({ command: `touch ${marker}`, signal: ac.signal }))
