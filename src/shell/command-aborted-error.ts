@@ -1,13 +1,14 @@
 /**
- * The shell's name for an AbortedError (policy/errors.ts): `run()` was called with a signal that
- * had already aborted, so nothing was spawned. Kept under its own name and brand for callers that
- * check it; `isAbortedError` accepts it too.
+ * The shell's name for an AbortedError (policy/errors.ts): a command whose signal had already
+ * aborted, so nothing was spawned. `run()` no longer throws it (it resolves `aborted: true`, as
+ * seed 000 has every abort do); kept under its own name and brand for callers that check it, and
+ * `isAbortedError` accepts it too.
  */
 import { ABORTED, AbortedError } from '../policy/errors.js'
 
 export { ABORTED }
 
-/** Thrown by `run()` for an already-aborted signal; `reason` is the signal's reason, as given. */
+/** An already-aborted signal's cancellation; `reason` is the signal's reason, as given. */
 export class CommandAbortedError extends AbortedError {
   override readonly name = 'CommandAbortedError' as const
 }

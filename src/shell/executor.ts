@@ -16,7 +16,6 @@ import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
-import { CommandAbortedError } from './command-aborted-error.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
 import type { PreparedSpawn, PrepareOptions, SpawnPreparer } from './prepared-spawn.js'
@@ -195,7 +194,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
   ): ShellSandboxInfo | undefined {
     if (prepared.mode === undefined) return undefined
     if (prepared.plan === undefined) return { mode: prepared.mode, denied: false }
-    const failures = readFailureLog(prepared.failureLog)
+    const failures = readFailureLog(prepared.failureLog, { cwd: spec.workdir, command: spec.command })
     return runVerdict(prepared.plan, {
       exitCode,
       stderr,
@@ -209,12 +208,16 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
     })
   }
 
-  /** Runs `bash -c` in the foreground under one deadline (timeout + caller's signal); CommandAbortedError if already aborted. */
+  /**
+   * Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). A signal
+   * already aborted is an abort like any other (seed 000: `run` rejects only for infrastructure
+   * failures): nothing is spawned nor confined, and the result says `aborted` with no exit.
+   */
   async run(
     spec: ShellExecSpec,
     options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {},
   ): Promise<ShellRunResult> {
-    if (spec.signal?.aborted) throw new CommandAbortedError(spec.signal.reason)
+    if (spec.signal?.aborted) return abortedBeforeSpawn(spec)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(TIMEOUT), spec.timeoutMs)
@@ -296,6 +299,20 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    */
   async dispose(): Promise<void> {
     await Promise.all([...this.leftovers])
+  }
+}
+
+/** The result of a run whose signal had aborted before it started: nothing ran, so no exit, no output, no sandbox facts. */
+function abortedBeforeSpawn(spec: ShellExecSpec): ShellRunResult {
+  const empty: CollectedOutput = { text: '', truncated: false }
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    aborted: true,
+    timeoutMs: spec.timeoutMs,
+    stdout: empty,
+    stderr: { ...empty },
   }
 }
 

@@ -388,9 +388,9 @@ async function check(
   }
 
   if (expected === 'same') {
-    if (result.exitCode !== baseOut.code || result.signal !== null)
+    if (result.exitCode !== baseOut.code || result.signal !== baseOut.signal)
       problems.push(
-        `exit ${result.exitCode ?? result.signal} (unconfined: ${baseOut.code}); stderr: ${JSON.stringify(result.stderr.text.trim().slice(-400))}`,
+        `exit ${result.exitCode ?? result.signal} (unconfined: ${baseOut.code ?? baseOut.signal}); stderr: ${JSON.stringify(result.stderr.text.trim().slice(-400))}`,
       )
     for (const stream of c.compare ?? ['stdout']) {
       if (c.spill && stream === 'stdout') continue

@@ -65,9 +65,9 @@ export const HOST_READS: readonly HostRead[] = [
   },
   {
     module: 'src/shell/failure-log.ts',
-    reads: "profiles/err-trap.bash; a run's failure log",
-    decides: 'the ERR trap every run gets; where a command failed (reported to the model, never a confinement input)',
-    trust: `the trap: ${PACKAGE_TRUST}. The log is the command's own: opened O_NOFOLLOW|O_NONBLOCK, a regular file of the session only, bounded, parsed as data`,
+    reads: "profiles/dir-log.bash; a run's directory log",
+    decides: 'the directory log every run gets; where a command ran (reported to the model, never a confinement input)',
+    trust: `the log's source: ${PACKAGE_TRUST}. The log is the command's own: opened O_NOFOLLOW|O_NONBLOCK, a regular file of the session only, bounded, parsed as data`,
   },
   {
     module: 'src/sandbox/view/protected-paths.ts',

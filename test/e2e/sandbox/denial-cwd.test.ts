@@ -1,5 +1,5 @@
 // A denial's relative path resolves where the failing command really ran: the executor's shell logs
-// each failed command's working directory (profiles/err-trap.bash), so `cd sub && touch x` names
+// each directory it changes to (profiles/dir-log.bash), so `cd sub && touch x` names
 // sub/x, not the cwd's x. Real Landlock, real bash; the user's own BASH_ENV still runs.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -26,7 +26,7 @@ describe('denial paths after cd', () => {
       expect(r.sandbox).toMatchObject({ denied: true, deniedPaths: [path.join(root, 'pkg', 'sub', 'x')] })
       const env = await ex.run(
         ex.resolve({
-          command: 'echo "$FROM_USER_BASH_ENV ${BASH_ENV-unset} ${CORDON_ERR_LOG-unset}"',
+          command: 'echo "$FROM_USER_BASH_ENV ${BASH_ENV-unset} ${CORDON_DIR_LOG-unset}"',
           env: { BASH_ENV: userEnv },
         }),
       )

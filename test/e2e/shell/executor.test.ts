@@ -6,7 +6,6 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isInvalidRequestError, isSandboxUnavailableError } from '../../../src/policy/errors.js'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
-import { isCommandAbortedError } from '../../../src/shell/command-aborted-error.js'
 import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
 import type { ToolExecution } from '../../../src/shell/types.js'
@@ -137,12 +136,21 @@ describe('unsandboxed executor: defaults and caps', () => {
     }
   })
 
-  it('a pre-aborted signal rejects before spawning; a bad workdir rejects', async () => {
+  it('a pre-aborted signal resolves aborted without spawning; a bad workdir rejects', async () => {
     const ac = new AbortController()
     ac.abort(new Error('stop'))
-    const error = await ex.run(ex.resolve({ command: 'true', signal: ac.signal })).catch((e: unknown) => e)
-    expect(isCommandAbortedError(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'ABORTED', message: 'aborted before spawn: stop', reason: ac.signal.reason })
+    const marker = join(root, 'pre-aborted-run')
+    const r = await ex.run(ex.resolve({ command: `touch ${marker}`, signal: ac.signal, timeoutMs: 5000 }))
+    expect(r).toEqual({
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: true,
+      timeoutMs: 5000,
+      stdout: { text: '', truncated: false },
+      stderr: { text: '', truncated: false },
+    })
+    expect(existsSync(marker)).toBe(false)
     await expect(ex.run(ex.resolve({ command: 'true', workdir: join(root, 'missing') }))).rejects.toMatchObject({
       name: 'SpawnError',
       stage: 'chdir',
@@ -509,6 +517,10 @@ describe('sandboxed executor: facts of every run', async () => {
     await cancelled.done
     expect(cancelled.status).toBe('killed')
     expect(cancelled.readOutput().delta).toMatch(/^\[stderr\]\naborted before spawn: /)
+    // So does a foreground one: it resolves aborted, and no sandbox was asked.
+    const aborted = await closed.run(closed.resolve({ command: `echo x > ${target}`, signal: ac.signal }))
+    expect(aborted).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: null })
+    expect(aborted.sandbox).toBeUndefined()
     expect(existsSync(target)).toBe(false)
     await closed.dispose()
     await none.dispose()

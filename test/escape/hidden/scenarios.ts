@@ -559,7 +559,7 @@ export function ownerWithHome(): { uid: number; gid: number; home: string } | un
 }
 
 /**
- * The failure log is a file in the command's own TMPDIR, named in a shell variable the command
+ * The directory log is a file in the command's own TMPDIR, named in a shell variable the command
  * can read: made a directory, it makes the host's readFailureLog throw, and the executor's run()
  * rejects with a raw EISDIR instead of the run's result.
  */
@@ -569,7 +569,7 @@ async function failureLogDirectory(
   base: string,
 ): Promise<RedteamOutcome> {
   const root = fresh(base, `flog-${mode}`)
-  const command = 'echo output-of-the-run; mkdir "$__cordon_err_log" 2>/dev/null; false'
+  const command = 'echo output-of-the-run; mkdir "$__cordon_dir_log" 2>/dev/null; false'
   const sandbox = await LocalSandbox.create({ backends: [backend] })
   const outcome = async (ex: LocalShellExecutor, policy: object) => {
     try {
