@@ -42,6 +42,7 @@
         "native/tree.cc",
         "native/namespaces.cc",
         "native/resident.cc",
+        "native/device-seal.cc",
         "native/canary.cc",
         "native/spawn.cc",
         "native/confine.cc",

@@ -168,6 +168,8 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
       spec->unshare_net = true;
     } else if (strcmp(a, "--unshare-user") == 0) {
       spec->unshare_user = true;
+    } else if (strcmp(a, "--seal-devices") == 0) {
+      spec->seal_devices = true;
     } else if (strcmp(a, "--drop-caps") == 0) {
       spec->confined = true;
       spec->plan.drop_caps = true;

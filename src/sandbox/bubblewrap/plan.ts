@@ -152,3 +152,12 @@ export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference 
     ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
   ]
 }
+
+/**
+ * Whether a per-run bwrap of `plan` keeps the capabilities its init needs to seal the host's device
+ * binds (src/sandbox/bubblewrap/argv.ts): always but for a setuid bwrap started by another user than
+ * root, which refuses --cap-add (its sandbox's uid is that user's, which owns none of the nodes).
+ */
+export function sealsDevices(plan: ConfinementPlan, hostUid: number | undefined = process.getuid?.()): boolean {
+  return plan.wrapperSteps !== undefined || (hostUid === 0 && plan.runAs === undefined)
+}
