@@ -69,7 +69,8 @@ int run_canary(int argc, char** argv) {
   fd = open(outside.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   result("write_outside", fd < 0 ? errno : 0);
   if (fd >= 0) close(fd);
-  result("chmod", errno_of(chmod(inside.c_str(), 0600)));
+  // Outside the writable set: read-only leaves metadata to the mounts where they refuse it there.
+  result("chmod", errno_of(chmod(readable.c_str(), 0600)));
   result("signal", errno_of(kill(host, 0)));
   struct rlimit old;
   result("prlimit", errno_of(syscall(SYS_prlimit64, host, RLIMIT_NOFILE, nullptr, &old)));

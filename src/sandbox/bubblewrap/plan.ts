@@ -98,6 +98,10 @@ export function bubblewrapPlan(
     privateIpc: true,
     privateNet: deny,
     privateDevpts: true,
+    // `--ro-bind / /` with only the writable set bound read-write, and the host's device nodes
+    // sealed read-only by the init (src/sandbox/bubblewrap/argv.ts): chmod, utime and xattrs fail
+    // EROFS outside the writable set, so read-only keeps them in its TMPDIR (unpacking, cp -a).
+    metadataByMounts: true,
   }
   const program = host.seccomp ? seccompProgramFor(input) : undefined
   // The write domain must let the command open ptys on its own /dev/pts (bwrap's --dev makes one).
