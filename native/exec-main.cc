@@ -24,6 +24,7 @@
 // "exit N" | "signal N".
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,6 @@
 #include "launch-spec.h"
 #include "landlock.h"
 #include "launch.h"
-#include "namespaces.h"
 #include "spawn.h"
 #include "stages.h"
 #include "zygote.h"
@@ -172,17 +172,16 @@ void close_inherited(int a, int b, int c) {
     close(static_cast<int>(fd));
 }
 
-// Under a per-run bwrap (`--seal-devices`): the host's device binds read-only, a host device node
-// handed in as stdio replaced by the sandbox's own, no user namespace possible any more (bwrap's
-// --disable-userns would have started us in a nested one, whose CAP_SYS_ADMIN cannot remount
-// bwrap's binds), then every capability bwrap kept for this (bounding set and securebits
-// included), so neither we nor the command hold any. nullptr, or the stage that failed (errno in
-// *err).
+// Under a per-run bwrap (`--seal-devices`): a mount namespace of our own (bwrap's belongs to its
+// outer user namespace, and --disable-userns starts us in a nested one, whose CAP_SYS_ADMIN may
+// remount only in a namespace it owns), the host's device binds read-only there, a host device
+// node handed in as stdio replaced by the sandbox's own, then every capability bwrap kept for this
+// (bounding set and securebits included), so neither we nor the command hold any. nullptr, or the
+// stage that failed (errno in *err).
 const char* seal_devices_and_drop(int cap_last, int* err) {
-  int rc = cordon::seal_device_binds();
+  int rc = unshare(CLONE_NEWNS) == 0 ? cordon::seal_device_binds() : -errno;
   for (int fd = 0; rc == 0 && fd < 3; fd++)
     rc = cordon::rehome_device_fd(fd);
-  if (rc == 0) rc = cordon::lock_user_namespaces();
   if (rc != 0) return *err = -rc, cordon::kStageNamespace;
   cordon::ConfinementPlan bounding;
   bounding.drop_bounding = true;

@@ -290,10 +290,12 @@ void run_instance(int control_fd, const LaunchSpec& tmpl) {
   // We keep capabilities in the sandbox's user namespace: nothing may ptrace or read us.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   become_batch();
-  // Once for every run: the host's device nodes bwrap bound in read-write (device-seal.h).
-  int rc = seal_device_binds();
+  int rc = lock_user_namespaces();
   if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
-  rc = lock_user_namespaces();
+  // Once for every run, in the mount namespace of our own that came with the lock (bwrap's is not
+  // ours to remount when the caller is not root): the host's device nodes bwrap bound in
+  // read-write (device-seal.h).
+  rc = seal_device_binds();
   if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
   resident = &tmpl;
   serve(control_fd);

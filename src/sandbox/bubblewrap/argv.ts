@@ -9,11 +9,8 @@
  *   --die-with-parent [--new-session]          the sandbox dies with the host; the command leads
  *                                              its own session (not for a terminal, whose job
  *                                              control needs the terminal's session)
- *   --unshare-user [--disable-userns]          own user namespace, and no nested one (a nested
- *                                              user namespace could mount over the read-only view);
- *                                              with sealDevices the init forbids them itself, as a
- *                                              resident one does (bwrap's flag would start it in a
- *                                              nested namespace, which cannot remount bwrap's binds)
+ *   --unshare-user --disable-userns            own user namespace, and no nested one (a nested
+ *                                              user namespace could mount over the read-only view)
  *   --unshare-pid --as-pid-1                   own pid namespace: host processes are invisible, so
  *                                              they cannot be signalled or ptraced; its init is
  *                                              cordon-exec (below), and when it exits the kernel
@@ -24,8 +21,8 @@
  *                                              holding only loopback
  *   --cap-drop ALL                             a root caller is not root inside
  *   [--cap-add CAP_SYS_ADMIN                   iff sealDevices: kept for the init alone, which
- *    --cap-add CAP_SETPCAP                     remounts the host's device binds read-only (below),
- *    --cap-add CAP_SYS_RESOURCE]               sets the user-namespace limit to 0 and drops them,
+ *    --cap-add CAP_SETPCAP]                    remounts the host's device binds read-only (below)
+ *                                              in a mount namespace of its own and drops them,
  *                                              bounding set included, before anything else
  *   --ro-bind / /                              1. the whole host, read-only (writes fail EROFS)
  *   --dev /dev                                 2. a fresh minimal /dev (null zero full random
@@ -130,8 +127,8 @@ export interface BubblewrapArgvOptions {
 /** What an instance's init keeps in the sandbox's user namespace: mounts and namespaces, loopback, dropping the bounding set, the user-namespace limit. */
 const RESIDENT_CAPS = ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN', 'CAP_SETPCAP', 'CAP_SYS_RESOURCE'] as const
 
-/** What a per-run init keeps until it has sealed the device binds: the remount, the user-namespace limit, dropping the bounding set. */
-const SEAL_CAPS = ['CAP_SYS_ADMIN', 'CAP_SETPCAP', 'CAP_SYS_RESOURCE'] as const
+/** What a per-run init keeps until it has sealed the device binds: the remount, dropping the bounding set. */
+const SEAL_CAPS = ['CAP_SYS_ADMIN', 'CAP_SETPCAP'] as const
 
 /** The init option that seals the device binds (native/device-seal.h), right after `init`. */
 export const SEAL_DEVICES_FLAG = '--seal-devices'
@@ -243,9 +240,8 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'bubblewrapArgv' })
   const argv = [options.bwrapPath, '--die-with-parent']
   if (options.terminal !== true) argv.push('--new-session')
-  // An instance's init, and a sealing one, forbid nested user namespaces themselves (native/resident.h).
-  const ownInit = resident || seal
-  argv.push('--unshare-user', ...(ownInit ? [] : ['--disable-userns']), '--unshare-pid', '--as-pid-1', '--unshare-ipc')
+  // An instance's init forbids nested user namespaces itself (native/resident.h).
+  argv.push('--unshare-user', ...(resident ? [] : ['--disable-userns']), '--unshare-pid', '--as-pid-1', '--unshare-ipc')
   if (cutsNetwork(options.network)) argv.push('--unshare-net')
   const kept = resident ? RESIDENT_CAPS : seal ? SEAL_CAPS : []
   argv.push('--cap-drop', 'ALL', ...kept.flatMap((c) => ['--cap-add', c]))

@@ -176,21 +176,19 @@ describe('bubblewrapArgv', () => {
     ])
   })
 
-  it('sealDevices: the init keeps what sealing needs, forbids user namespaces itself, and is told to seal', () => {
+  it('sealDevices: the init keeps what sealing needs, and is told to seal', () => {
     const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
     const command = ['/x/cordon-exec', 'init', '--status-fd', '3', '--', 'true']
     const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command, sealDevices: true })
     expect(argv).toEqual([
       BWRAP,
-      ...PROCESS.filter((a) => a !== '--disable-userns'),
+      ...PROCESS,
       '--cap-drop',
       'ALL',
       '--cap-add',
       'CAP_SYS_ADMIN',
       '--cap-add',
       'CAP_SETPCAP',
-      '--cap-add',
-      'CAP_SYS_RESOURCE',
       ...MOUNTS,
       ...SEAL,
       ...STATUS,
@@ -203,10 +201,9 @@ describe('bubblewrapArgv', () => {
       '--',
       'true',
     ])
-    // Without it nothing is kept, and bwrap forbids nested user namespaces.
+    // Without it nothing is kept.
     const plain = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command })
     expect(plain).not.toContain('--cap-add')
-    expect(plain).toContain('--disable-userns')
     expect(plain).not.toContain('--seal-devices')
   })
 
