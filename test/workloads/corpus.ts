@@ -4,8 +4,9 @@
  */
 import type { WorkloadCase } from './case.js'
 import { FIRST_ROUND } from './cases/first-round.js'
+import { READ_ONLY_UNPACK } from './cases/read-only-unpack.js'
 
 export type { Compared, Expected, Tool, WorkloadCase } from './case.js'
 
 /** The corpus. */
-export const WORKLOADS: readonly WorkloadCase[] = [...FIRST_ROUND]
+export const WORKLOADS: readonly WorkloadCase[] = [...FIRST_ROUND, ...READ_ONLY_UNPACK]
