@@ -71,9 +71,11 @@
  * root) could chmod, utime or setxattr them with no capability at all. bwrap's --remount-ro adds
  * nodev, which breaks them; so the init (`--seal-devices`, native/device-seal.h) remounts each
  * read-only keeping its other flags, and a resident instance's init does the same once
- * (native/zygote.cc:run_instance). Every other read-write mount here is the writable set: the
- * writable grants, the anchors and rebinds inside them, the session's /dev/shm; the private
- * devpts and the masks' tmpfs are the sandbox's own.
+ * (native/zygote.cc:run_instance); a host device node inherited as stdio (the host's /dev/null)
+ * is swapped for the sandbox's sealed one. Every other read-write mount here is the writable set:
+ * the writable grants, the anchors and rebinds inside them, the session's /dev/shm; the private
+ * devpts and the masks' tmpfs are the sandbox's own. What stays on a host mount is a terminal
+ * handed in on 0..2 (its pty, on the host's devpts): the account says so.
  *
  * A resident instance (`resident`, resident.ts) differs in four places: no --disable-userns (its
  * init locks user namespaces itself), --cap-add of what its init keeps after --cap-drop ALL, /dev
@@ -131,7 +133,7 @@ const RESIDENT_CAPS = ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN', 'CAP_SETPCAP', 'CAP_SYS
 const SEAL_CAPS = ['CAP_SYS_ADMIN', 'CAP_SETPCAP'] as const
 
 /** The init option that seals the device binds (native/device-seal.h), right after `init`. */
-export const SEAL_DEVICES_FLAG = '--seal-devices'
+const SEAL_DEVICES_FLAG = '--seal-devices'
 
 /** bwrap's --dev, laid out without the devpts it mounts (each run of an instance mounts its own). */
 function residentDev(): string[] {
