@@ -43,6 +43,7 @@
         "native/namespaces.cc",
         "native/mount-view.cc",
         "native/resident.cc",
+        "native/device-seal.cc",
         "native/canary.cc",
         "native/spawn.cc",
         "native/confine.cc",

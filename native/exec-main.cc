@@ -16,13 +16,15 @@
 //                                                         host that plans without the addon
 //
 // `init` options: --status-fd N --grace-ms MS --host-pid PID --background --terminal
-// --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
+// --seal-devices --unshare-ipc --unshare-net --unshare-user --drop-caps --drop-bounding --cap-last N
 // --no-new-privs --credentials UID:GID --rlimit RES:SOFT:HARD --ruleset-fd N
 // --landlock FS:NET:SCOPED:SIZE (hex masks) --rule RIGHTS:DEV:INO:PATH --rule-devpts RIGHTS:HOSTDEV
 // --landlock-flags F --proxy-listener PORT[:FD]
 // --seccomp-hex HEX. Status lines on the status fd: "started PID" | "error STAGE ERRNO", then
 // "exit N" | "signal N".
+#include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,13 @@
 #include <linux/filter.h>
 
 #include "canary.h"
+#include "confine.h"
+#include "device-seal.h"
 #include "launch-spec.h"
 #include "landlock.h"
 #include "launch.h"
 #include "spawn.h"
+#include "stages.h"
 #include "zygote.h"
 
 #ifndef SYS_close_range
@@ -144,8 +149,10 @@ int instance_main(int argc, char** argv) {
   if (!cordon::parse_init_argv(static_cast<int>(init_argv.size()), init_argv.data(), &tmpl, &status_fd, &error))
     return usage(error);
   if (status_fd >= 0 || tmpl.terminal || tmpl.background || tmpl.unshare_user || tmpl.ruleset_fd >= 0 ||
-      tmpl.proxy_fd >= 0)
-    return usage("instance takes no status fd, terminal, background, user namespace, ruleset fd or proxy fd");
+      tmpl.proxy_fd >= 0 || tmpl.seal_devices)
+    return usage(
+        "instance takes no status fd, terminal, background, user namespace, ruleset fd, proxy fd or "
+        "--seal-devices (it seals its /dev itself)");
   cordon::run_instance(static_cast<int>(control), tmpl);
 }
 
@@ -165,6 +172,40 @@ void close_inherited(int a, int b, int c) {
     close(static_cast<int>(fd));
 }
 
+// Under a per-run bwrap (`--seal-devices`): a mount namespace of our own (bwrap's belongs to its
+// outer user namespace, and --disable-userns starts us in a nested one, whose CAP_SYS_ADMIN may
+// remount only in a namespace it owns), the host's device binds read-only there, a host device
+// node handed in as stdio replaced by the sandbox's own, then every capability bwrap kept for this
+// (bounding set and securebits included), so neither we nor the command hold any. nullptr, or the
+// stage that failed (errno in *err).
+const char* seal_devices_and_drop(int cap_last, int* err) {
+  int rc = unshare(CLONE_NEWNS) == 0 ? cordon::seal_device_binds() : -errno;
+  for (int fd = 0; rc == 0 && fd < 3; fd++)
+    rc = cordon::rehome_device_fd(fd);
+  if (rc != 0) return *err = -rc, cordon::kStageNamespace;
+  cordon::ConfinementPlan bounding;
+  bounding.drop_bounding = true;
+  bounding.cap_last = cap_last;
+  const char* failed = cordon::prepare_launcher(bounding, err);
+  if (failed != nullptr) return failed;
+  return cordon::drop_all_capabilities(err) ? nullptr : cordon::kStageCaps;
+}
+
+// A start that failed before the supervisor exists: told on the status fd, or on the terminal.
+int init_failed(int status_fd, const char* stage, int error) {
+  char line[160];
+  if (status_fd >= 0) {
+    int n = snprintf(line, sizeof line, "error %s %d\n", stage, error);
+    ssize_t written = write(status_fd, line, static_cast<size_t>(n));
+    (void)written;
+  } else {
+    int n = snprintf(line, sizeof line, "cordon-exec: the command did not start (%s: %s)\n", stage, strerror(error));
+    ssize_t written = write(STDERR_FILENO, line, static_cast<size_t>(n));
+    (void)written;
+  }
+  return kUsageExit;
+}
+
 int init_main(int argc, char** argv) {
   cordon::LaunchSpec spec;
   cordon::StartChannel start;
@@ -173,6 +214,11 @@ int init_main(int argc, char** argv) {
   // A terminal's supervisor is forked by node-pty straight from the host, which closes nothing:
   // every host fd without close-on-exec arrives here. Only the pty (0..2) and the named fds stay.
   if (spec.terminal) close_inherited(start.status_fd, spec.ruleset_fd, spec.proxy_fd);
+  if (spec.seal_devices) {
+    int err = 0;
+    const char* failed = seal_devices_and_drop(spec.plan.cap_last, &err);
+    if (failed != nullptr) return init_failed(start.status_fd, failed, err);
+  }
   cordon::SpawnContext ctx;
   if (!cordon::spawn_context_init(&ctx)) return usage("cannot prepare the spawn context");
   cordon::run_supervised(&ctx, &spec, start);

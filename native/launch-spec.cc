@@ -181,6 +181,8 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
       const char* s = need(a);
       if (s == nullptr || s[0] != '/') return *error = "bad --view-writable", false;
       spec->view_writable.emplace_back(s);
+    } else if (strcmp(a, "--seal-devices") == 0) {
+      spec->seal_devices = true;
     } else if (strcmp(a, "--drop-caps") == 0) {
       spec->confined = true;
       spec->plan.drop_caps = true;

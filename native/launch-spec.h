@@ -36,6 +36,10 @@ struct LaunchSpec {
   bool unshare_ipc = false;
   bool unshare_net = false;
   bool unshare_user = false;
+  // argv mode under a per-run bwrap that kept CAP_SYS_ADMIN and CAP_SETPCAP for us: in a mount
+  // namespace of our own, the host's device binds are remounted read-only (device-seal.h), then
+  // every capability goes, before anything else.
+  bool seal_devices = false;
   bool confined = false;
   ConfinementPlan plan;
   std::vector<sock_filter> filter;

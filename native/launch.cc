@@ -14,6 +14,7 @@
 
 #include "fd-channel.h"
 #include "landlock.h"
+#include "device-seal.h"
 #include "mount-view.h"
 #include "namespaces.h"
 #include "stages.h"
@@ -162,6 +163,14 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
     rc = enter_read_only_view(spec->view_writable);
     // A user namespace's view is the first mount namespace such a run has: /proc/keys goes there.
     if (rc == 0 && spec->unshare_user) rc = mask_key_files();
+    // A host device node handed in as stdio (the CLI's /dev/null), or the /dev/null the launcher
+    // opened ahead for empty slots, keeps the host's read-write mount: the same node opened
+    // through the view takes its place.
+    if (rc == 0) rc = rehome_device_fd(ctx->dev_null);
+    for (int i = 0; i < 3 && rc == 0; i++) {
+      int fd = spec->inherit_stdio ? i : spec->stdio_fds[i];
+      if (fd >= 0) rc = rehome_device_fd(fd);
+    }
     if (rc != 0) fail_start(&start, kStageNamespace, -rc);
   }
   hand_over_proxy_listener(spec, &start);

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "device-seal.h"
 #include "fd-channel.h"
 #include "launch-reply.h"
 #include "launch-spec.h"
@@ -133,6 +134,12 @@ struct Prepared {
       (shape.has_ruleset_fd && spec.ruleset_fd < 0))
     refuse(EBADF, kStageLauncher);
   if (resident != nullptr) {
+    // A host device node (its /dev/null, as an inherited stdout) reaches the host's read-write
+    // /dev: the sandbox's own sealed node takes its place.
+    for (int i = 0; i < 3; i++) {
+      int rc = spec.stdio_fds[i] >= 0 ? rehome_device_fd(spec.stdio_fds[i]) : 0;
+      if (rc != 0) refuse(-rc, kStageNamespace);
+    }
     // The instance's domain was built ahead; a request never brings its own.
     if (shape.has_ruleset_fd) refuse(EINVAL, kStageLauncher);
     spec.ruleset_fd = prepared.ruleset;
@@ -284,6 +291,11 @@ void run_instance(int control_fd, const LaunchSpec& tmpl) {
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   become_batch();
   int rc = lock_user_namespaces();
+  if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
+  // Once for every run, in the mount namespace of our own that came with the lock (bwrap's is not
+  // ours to remount when the caller is not root): the host's device nodes bwrap bound in
+  // read-write (device-seal.h).
+  rc = seal_device_binds();
   if (rc != 0) refuse_forever(control_fd, -rc, kStageNamespace);
   resident = &tmpl;
   serve(control_fd);

@@ -29,7 +29,7 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
       )
   c.names = yes('read-only binds outside the writable set (EROFS)')
   c.metadata = yes(
-    `read-only binds refuse chmod, chown, utime and xattrs outside the writable set${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) inside it too' : ''}`,
+    `read-only binds refuse chmod, chown, utime and xattrs outside the writable set (EROFS), the host's device nodes included (the sandbox's init remounts them read-only)${policy.mode === 'read-only' ? "; in the run's own temp dir and /dev/shm they work, as unpacking and cp -a need" : ''}${seccomp ? '; seccomp refuses set-id modes (S_ISUID, S_ISGID) inside it too' : ''}; a terminal the run is handed (its pty, on the host's devpts) keeps its own mount, so its mode and times can be changed`,
   )
   c.network = cutsNetwork(policy.network)
     ? yes(

@@ -20,6 +20,10 @@
  *   [--unshare-net]                            iff network is `deny`: a private network namespace
  *                                              holding only loopback
  *   --cap-drop ALL                             a root caller is not root inside
+ *   [--cap-add CAP_SYS_ADMIN                   iff sealDevices: kept for the init alone, which
+ *    --cap-add CAP_SETPCAP]                    remounts the host's device binds read-only (below)
+ *                                              in a mount namespace of its own and drops them,
+ *                                              bounding set included, before anything else
  *   --ro-bind / /                              1. the whole host, read-only (writes fail EROFS)
  *   --dev /dev                                 2. a fresh minimal /dev (null zero full random
  *                                              urandom tty, pts, an empty shm): host /dev/shm is gone
@@ -56,11 +60,22 @@
  *   [--chdir CWD]                              iff a cwd is given (never bwrap's silent fallback)
  *   --json-status-fd 4                         bwrap names the init's pid (the host signals it);
  *                                              not for a terminal, which has no fd but the pty
- *   -- CORDON-EXEC init --status-fd 3 …       the command's supervisor inside: it applies the
- *        -- COMMAND...                         Landlock write domain (ruleset on fd 5) and the
+ *   -- CORDON-EXEC init [--seal-devices]       the command's supervisor inside: it applies the
+ *        --status-fd 3 … -- COMMAND...         Landlock write domain (ruleset on fd 5) and the
  *                                              seccomp program to the command it forks, forwards
  *                                              TERM with the grace, and reports the command's
  *                                              real exit or signal on fd 3
+ *
+ * The device nodes of --dev (null zero full random urandom tty, and console when a terminal is
+ * attached) are the host's inodes on read-write binds: a sandbox root that owns them (the host's
+ * root) could chmod, utime or setxattr them with no capability at all. bwrap's --remount-ro adds
+ * nodev, which breaks them; so the init (`--seal-devices`, native/device-seal.h) remounts each
+ * read-only keeping its other flags, and a resident instance's init does the same once
+ * (native/zygote.cc:run_instance); a host device node inherited as stdio (the host's /dev/null)
+ * is swapped for the sandbox's sealed one. Every other read-write mount here is the writable set:
+ * the writable grants, the anchors and rebinds inside them, the session's /dev/shm; the private
+ * devpts and the masks' tmpfs are the sandbox's own. What stays on a host mount is a terminal
+ * handed in on 0..2 (its pty, on the host's devpts): the account says so.
  *
  * A resident instance (`resident`, resident.ts) differs in four places: no --disable-userns (its
  * init locks user namespaces itself), --cap-add of what its init keeps after --cap-drop ALL, /dev
@@ -103,10 +118,22 @@ export interface BubblewrapArgvOptions {
    * no cwd, temp dir or status of its own (each run brings them).
    */
   resident?: boolean | undefined
+  /**
+   * A per-run sandbox whose command is `cordon-exec init` (never a resident one, whose init seals
+   * itself): bwrap keeps SEAL_CAPS for the init, which remounts the host's device binds read-only
+   * and then drops every capability before it starts anything (`--seal-devices`).
+   */
+  sealDevices?: boolean | undefined
 }
 
 /** What an instance's init keeps in the sandbox's user namespace: mounts and namespaces, loopback, dropping the bounding set, the user-namespace limit. */
 const RESIDENT_CAPS = ['CAP_SYS_ADMIN', 'CAP_NET_ADMIN', 'CAP_SETPCAP', 'CAP_SYS_RESOURCE'] as const
+
+/** What a per-run init keeps until it has sealed the device binds: the remount, dropping the bounding set. */
+const SEAL_CAPS = ['CAP_SYS_ADMIN', 'CAP_SETPCAP'] as const
+
+/** The init option that seals the device binds (native/device-seal.h), right after `init`. */
+const SEAL_DEVICES_FLAG = '--seal-devices'
 
 /** bwrap's --dev, laid out without the devpts it mounts (each run of an instance mounts its own). */
 function residentDev(): string[] {
@@ -208,14 +235,18 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.tempDir !== undefined && !grants.writable.some((w) => w.path === options.tempDir)) {
     issues.push(`tempDir: temp dir ${options.tempDir} is not a writable grant`)
   }
-  if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'bubblewrapArgv' })
   const resident = options.resident === true
+  const seal = options.sealDevices === true
+  if (seal && (resident || options.command[1] !== 'init'))
+    issues.push('sealDevices: only the init of a per-run sandbox (cordon-exec init) seals the device binds')
+  if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'bubblewrapArgv' })
   const argv = [options.bwrapPath, '--die-with-parent']
   if (options.terminal !== true) argv.push('--new-session')
   // An instance's init forbids nested user namespaces itself (native/resident.h).
   argv.push('--unshare-user', ...(resident ? [] : ['--disable-userns']), '--unshare-pid', '--as-pid-1', '--unshare-ipc')
   if (cutsNetwork(options.network)) argv.push('--unshare-net')
-  argv.push('--cap-drop', 'ALL', ...(resident ? RESIDENT_CAPS.flatMap((c) => ['--cap-add', c]) : []))
+  const kept = resident ? RESIDENT_CAPS : seal ? SEAL_CAPS : []
+  argv.push('--cap-drop', 'ALL', ...kept.flatMap((c) => ['--cap-add', c]))
   argv.push('--ro-bind', '/', '/', ...(resident ? residentDev() : ['--dev', '/dev']), '--proc', '/proc')
   argv.push(...layeredMounts(grants, options.mounts))
   argv.push('--remount-ro', '/dev', '--remount-ro', '/proc')
@@ -223,6 +254,7 @@ export function bubblewrapArgv(grants: SandboxGrants, options: BubblewrapArgvOpt
   if (options.cwd !== undefined && !resident) argv.push('--chdir', options.cwd)
   // A terminal's bwrap has no fd but the pty (node-pty): its exit status is the only report.
   if (options.terminal !== true && !resident) argv.push('--json-status-fd', String(WRAPPED_FDS.json))
-  argv.push('--', ...options.command)
+  const [helper, ...rest] = options.command
+  argv.push('--', ...(seal ? [helper as string, 'init', SEAL_DEVICES_FLAG, ...rest.slice(1)] : options.command))
   return argv
 }

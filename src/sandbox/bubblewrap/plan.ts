@@ -98,6 +98,10 @@ export function bubblewrapPlan(
     privateIpc: true,
     privateNet: deny,
     privateDevpts: true,
+    // `--ro-bind / /` with only the writable set bound read-write, and the host's device nodes
+    // sealed read-only by the init (src/sandbox/bubblewrap/argv.ts): chmod, utime and xattrs fail
+    // EROFS outside the writable set, so read-only keeps them in its TMPDIR (unpacking, cp -a).
+    metadataByMounts: true,
   }
   const program = host.seccomp ? seccompProgramFor(input) : undefined
   // The write domain must let the command open ptys on its own /dev/pts (bwrap's --dev makes one).
@@ -151,4 +155,13 @@ export function rulesetArgsFor(plan: ConfinementPlan, ruleset: RulesetReference 
     ...rulesetArgs(plan.ruleset),
     ...(devpts && devpts.allowed !== 0 ? ['--rule-devpts', `${devpts.allowed.toString(16)}:${devpts.hostDev}`] : []),
   ]
+}
+
+/**
+ * Whether a per-run bwrap of `plan` keeps the capabilities its init needs to seal the host's device
+ * binds (src/sandbox/bubblewrap/argv.ts): always but for a setuid bwrap started by another user than
+ * root, which refuses --cap-add (its sandbox's uid is that user's, which owns none of the nodes).
+ */
+export function sealsDevices(plan: ConfinementPlan, hostUid: number | undefined = process.getuid?.()): boolean {
+  return plan.wrapperSteps !== undefined || (hostUid === 0 && plan.runAs === undefined)
 }

@@ -9,7 +9,7 @@ import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/typ
 import { type ConfinementPlan, initArgs } from '../confinement/plan.js'
 import { bareSpec } from '../confinement/spec.js'
 import { bubblewrapArgv, WRAPPED_FDS, wrappedProxyFd } from './argv.js'
-import { rulesetArgsFor } from './plan.js'
+import { rulesetArgsFor, sealsDevices } from './plan.js'
 import { residentEligible, residentInstance } from './resident.js'
 
 /** The bubblewrap-confined spec: bwrap, then cordon-exec init inside, then the command. */
@@ -49,6 +49,7 @@ export function bubblewrapSpec(
     command: inner,
     terminal: tools.terminal,
     mounts: plan.mounts,
+    sealDevices: sealsDevices(plan),
   })
   return {
     ...base,

@@ -9,6 +9,7 @@ import { SandboxUnavailableError } from '../../policy/errors.js'
 import type { SubprocessTerminalSpawnSpec } from '../../subprocess/types.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import { bubblewrapArgv } from './argv.js'
+import { sealsDevices } from './plan.js'
 import { bwrapProblem } from './program.js'
 
 /** The bwrap argv around `launcher` for a terminal; SANDBOX_UNAVAILABLE without a trusted bwrap or when the command must run as the owner. */
@@ -38,5 +39,6 @@ export function bubblewrapTerminalArgv(
     command: launcher,
     terminal: true,
     mounts: plan.mounts,
+    sealDevices: sealsDevices(plan),
   })
 }

@@ -51,7 +51,7 @@ function metadataVerdict(seccomp: boolean, view: boolean, policy: AccountPolicy)
   if (policy.mode === 'read-only' && view)
     return seccomp
       ? yes(
-          "a mount namespace of the run's own where the host is read-only but for its TMPDIR: chmod, chown, utime and xattrs fail EROFS elsewhere; seccomp refuses inode-changing ioctls and set-id modes",
+          "a mount namespace of the run's own where the host is read-only but for its TMPDIR: chmod, chown, utime and xattrs fail EROFS elsewhere (a host device node handed in as stdio is reopened there); seccomp refuses inode-changing ioctls and set-id modes; a terminal the run is handed (its pty, on the host's devpts) keeps its own mount, so its mode and times can be changed",
         )
       : no('seccomp filters do not load: set-id modes and inode-changing ioctls are ungoverned')
   if (policy.mode === 'read-only')

@@ -176,6 +176,46 @@ describe('bubblewrapArgv', () => {
     ])
   })
 
+  it('sealDevices: the init keeps what sealing needs, and is told to seal', () => {
+    const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
+    const command = ['/x/cordon-exec', 'init', '--status-fd', '3', '--', 'true']
+    const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command, sealDevices: true })
+    expect(argv).toEqual([
+      BWRAP,
+      ...PROCESS,
+      '--cap-drop',
+      'ALL',
+      '--cap-add',
+      'CAP_SYS_ADMIN',
+      '--cap-add',
+      'CAP_SETPCAP',
+      ...MOUNTS,
+      ...SEAL,
+      ...STATUS,
+      '--',
+      '/x/cordon-exec',
+      'init',
+      '--seal-devices',
+      '--status-fd',
+      '3',
+      '--',
+      'true',
+    ])
+    // Without it nothing is kept.
+    const plain = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command })
+    expect(plain).not.toContain('--cap-add')
+    expect(plain).not.toContain('--seal-devices')
+  })
+
+  it('sealDevices only for the init of a per-run sandbox', () => {
+    const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
+    const options = { bwrapPath: BWRAP, network: 'inherit' as const, sealDevices: true }
+    expect(() => bubblewrapArgv(grants, { ...options, command: ['bash', '-c', 'true'] })).toThrow(/sealDevices/)
+    expect(() =>
+      bubblewrapArgv(grants, { ...options, command: ['/x/cordon-exec', 'instance'], resident: true }),
+    ).toThrow(/sealDevices/)
+  })
+
   it('a command argument that looks like a bwrap option stays after --', () => {
     const grants = grantsFor({ mode: 'read-only', workspaceRoot: root })
     const argv = bubblewrapArgv(grants, { bwrapPath: BWRAP, network: 'inherit', command: ['--bind', '/', '/'] })
