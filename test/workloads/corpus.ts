@@ -5,8 +5,9 @@
 import type { WorkloadCase } from './case.js'
 import { EXIT_FACTS } from './cases/exit-facts.js'
 import { FIRST_ROUND } from './cases/first-round.js'
+import { SESSION_ENV } from './cases/session-env.js'
 
 export type { Compared, Expected, Tool, WorkloadCase } from './case.js'
 
 /** The corpus. */
-export const WORKLOADS: readonly WorkloadCase[] = [...FIRST_ROUND, ...EXIT_FACTS]
+export const WORKLOADS: readonly WorkloadCase[] = [...FIRST_ROUND, ...EXIT_FACTS, ...SESSION_ENV]
