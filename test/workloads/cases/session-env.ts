@@ -5,6 +5,8 @@
  */
 import type { WorkloadCase } from '../case.js'
 
+/** Removes a tmux socket its killed server leaves (the unconfined control's is in the host /tmp). */
+const dropSocket = (name: string) => `rm -f "\${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/${name}"`
 const noPty =
   'Landlock gives a command no pty of its own (granting /dev/pts would reopen every host terminal): tmux and screen cannot open a window; bubblewrap gives each run a /dev/pts of its own'
 // 4 MiB of text, in lines: more than every pipe and buffer on the way holds.
@@ -52,7 +54,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
     name: 'tmux-server-socket',
     about: 'a tmux server needs no pty: its socket goes in the session runtime dir (TMUX_TMPDIR), not the host /tmp',
     command:
-      'tmux -L wlsrv -f /dev/null start-server \\; set -g exit-empty off && tmux -L wlsrv ls && tmux -L wlsrv kill-server && echo "server gone"',
+      `tmux -L wlsrv -f /dev/null start-server \\; set -g exit-empty off && tmux -L wlsrv ls && tmux -L wlsrv kill-server && echo "server gone" && ${dropSocket('wlsrv')}`,
     mode: 'read-only',
     nobody: 'also',
     needs: ['tmux'],
@@ -61,7 +63,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
     name: 'tmux-detached-session',
     about: 'tmux starts a detached session on a private pty, lists it and ends it',
     command:
-      "tmux -L wlses -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlses ls -F '#{session_name}' && tmux -L wlses kill-server",
+      `tmux -L wlses -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlses ls -F '#{session_name}' && tmux -L wlses kill-server && ${dropSocket('wlses')}`,
     mode: 'read-only',
     on: { landlock: { fails: noPty } },
     nobody: 'also',
@@ -71,7 +73,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
     name: 'tmux-detached-session-write',
     about: 'the same under workspace-write',
     command:
-      "tmux -L wlsew -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlsew ls -F '#{session_name}' && tmux -L wlsew kill-server",
+      `tmux -L wlsew -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlsew ls -F '#{session_name}' && tmux -L wlsew kill-server && ${dropSocket('wlsew')}`,
     mode: 'workspace-write',
     on: { landlock: { fails: noPty } },
     needs: ['tmux'],
