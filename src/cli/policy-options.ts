@@ -31,6 +31,7 @@ export const POLICY_OPTIONS = {
   backend: { type: 'string' },
   'require-full': { type: 'boolean' },
   environment: { type: 'string' },
+  'keep-env': { type: 'string', multiple: true },
   hide: { type: 'string', multiple: true },
   show: { type: 'string', multiple: true },
   'no-default-hidden': { type: 'boolean' },
@@ -56,6 +57,7 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --backend NAME     pin the sandbox backend (${SANDBOX_BACKENDS.join(', ')})
       --require-full     refuse a backend that enforces the mode only partially
       --environment ENV  scrubbed (default: no credentials) | minimal (PATH, HOME, LANG… only)
+      --keep-env NAME    pass the variable NAME on although the scrub would remove it (repeatable)
       --hide PATH        hide a path from the command, besides the default set (repeatable)
       --show NAME        do not hide the default entry NAME (repeatable; see cordon explain)
       --no-default-hidden  hide only what --hide names
@@ -74,6 +76,8 @@ export interface PolicyFlags {
   backends: SandboxBackendName[] | undefined
   json: boolean
   environment: SubprocessEnvironmentMode
+  /** `--keep-env`: variables passed on whatever the scrub says (names only). */
+  keepEnv: string[]
   /** The probe verdict: cached on disk (`use`), or probed again and cached (`refresh`). */
   probeCache: 'use' | 'refresh'
 }
@@ -139,6 +143,7 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,
     environment,
+    keepEnv: keepEnvFrom(values),
     probeCache: values.reprobe === true ? 'refresh' : 'use',
   }
 }
@@ -187,4 +192,23 @@ function protectionFrom(
     ...(unprotect.length > 0 ? { unprotectedPaths: unprotect } : {}),
     ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
   }
+}
+
+/** `--keep-env` as names; a word that cannot name a variable (empty, or holding `=` or NUL) throws UsageError. */
+function keepEnvFrom(values: Record<string, unknown>): string[] {
+  const names = (values['keep-env'] as string[] | undefined) ?? []
+  const bad = names.find((n) => !/^[^=\0]+$/.test(n))
+  if (bad !== undefined)
+    throw new UsageError(`--keep-env: "${displayLine(bad)}" is not a variable name (empty, or holds = or NUL)`)
+  return names
+}
+
+/** The `--keep-env` names as explicit entries of the command's environment (a name `env` lacks is left out). */
+export function keptEnv(names: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of names) {
+    const value = env[name]
+    if (value !== undefined) out[name] = value
+  }
+  return out
 }

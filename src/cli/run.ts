@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net'
 import { constants as osConstants } from 'node:os'
+import type { Readable } from 'node:stream'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import { INVALID_HOST_PREFIX, moreText, type Refusal, refusalText, shownRefusals } from '../policy/network/refusals.js'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
@@ -15,8 +16,8 @@ import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.
 import { outputFilterFor } from './terminal-filter.js'
 import { LocalSandbox, type LocalSandboxOptions } from '../sandbox/local-sandbox.js'
 import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
-import type { ShellRunResult } from '../shell/types.js'
-import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
+import type { ShellExecSpec, ShellRunResult } from '../shell/types.js'
+import { keptEnv, POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 import { runInTerminal, type TerminalIo } from './shell.js'
 import { displayShellWord, shellQuote } from './shell-quote.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
@@ -60,6 +61,13 @@ export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolic
     ...(facts.deniedFor?.includes('network') ? networkDenialLines(facts.network) : []),
   ]
   return lines.length > 0 ? lines.join('\n') : undefined
+}
+
+/** The line that names what the scrub removed from a failed run's environment (names only), and how to keep one. */
+export function removedEnvLine(result: ShellRunResult): string | undefined {
+  const names = result.sandbox?.removedEnv ?? []
+  if (names.length === 0) return undefined
+  return `cordon: removed from the environment: ${names.map((n) => displayLine(n)).join(', ')} (--keep-env NAME to pass one)`
 }
 
 /** How a refused destination could be allowed, in flags. */
@@ -156,6 +164,25 @@ function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdo
   }
 }
 
+/**
+ * Runs `spec` with cordon's own stdin forwarded when it is a pipe or a file, read as the command
+ * reads it, and let go of once the run is over. A terminal stays cordon's (the command reads
+ * /dev/null, as ever; `--tty` relays one).
+ */
+async function runForwardingStdin(
+  executor: LocalShellExecutor,
+  spec: ShellExecSpec,
+  io: TerminalIo,
+  onOutput: ((chunk: string, stream: 'stdout' | 'stderr') => void) | undefined,
+): Promise<ShellRunResult> {
+  const stdin = io.stdin.isTTY === true ? undefined : (io.stdin as Readable)
+  try {
+    return await executor.run(spec, { ...(onOutput ? { onOutput } : {}), ...(stdin ? { stdin } : {}) })
+  } finally {
+    stdin?.destroy()
+  }
+}
+
 /** How long a CLI run's spill file is kept (the sweep at a later start removes older ones). */
 const CLI_SPILL_MAX_AGE_MS = 3 * 24 * 60 * 60 * 1000
 
@@ -179,6 +206,15 @@ function oneShotSandbox(flags: ReturnType<typeof policyFrom>): LocalSandboxOptio
   }
 }
 
+/** `--timeout MS` as milliseconds (undefined when absent); anything but a positive whole number throws UsageError. */
+function timeoutFrom(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  const ms = Number(value)
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(value)}"`)
+  return ms
+}
+
 /** Runs the `run` verb; returns the exit status. */
 export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   const { values, positionals } = parseWith(args, {
@@ -192,12 +228,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   }
   const flags = policyFrom(values)
   if (positionals.length === 0) throw new UsageError('run: give the command after --, e.g. cordon run -- ls -la')
-  let timeoutMs: number | undefined
-  if (values.timeout !== undefined) {
-    timeoutMs = Number(values.timeout)
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
-      throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(values.timeout)}"`)
-  }
+  const timeoutMs = timeoutFrom(values.timeout)
   if (values.tty) {
     if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
     const argv = ['bash', '-c', positionals.map(shellQuote).join(' ')]
@@ -227,9 +258,11 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
       command: commandOf(positionals),
       sandboxPolicy: flags.policy,
       signal: interrupt.signal,
+      env: keptEnv(flags.keepEnv),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     })
-    const result = await executor.run(spec, flags.json ? {} : { onOutput: relayTo(io, values['raw-output'] !== true) })
+    const relay = flags.json ? undefined : relayTo(io, values['raw-output'] !== true)
+    const result = await runForwardingStdin(executor, spec, io, relay)
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(result)}\n`)
     } else {
@@ -240,6 +273,8 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
       }
       const line = denialLine(result, flags.policy)
       if (line) io.stderr.write(`${line}\n`)
+      const removed = removedEnvLine(result)
+      if (removed) io.stderr.write(`${removed}\n`)
       if (result.timedOut) io.stderr.write(`cordon: timed out after ${result.timeoutMs}ms\n`)
     }
     return exitStatusOf(result)

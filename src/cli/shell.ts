@@ -19,7 +19,7 @@ import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import { LocalSubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../subprocess/types.js'
 import { outputProcessingOff } from './output-processing.js'
-import { POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
+import { keptEnv, POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
 import { outputFilterFor } from './terminal-filter.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
@@ -179,7 +179,13 @@ export async function runInTerminal(run: TerminalRun, io: TerminalIo): Promise<n
   const runtime = new LocalSubprocessRuntime()
   try {
     const confined = sandbox.confineTerminal(
-      { argv: run.argv, cwd: process.cwd(), ...sizeOf(io), graceMs: TERMINAL_GRACE_MS },
+      {
+        argv: run.argv,
+        cwd: process.cwd(),
+        env: keptEnv(run.flags.keepEnv),
+        ...sizeOf(io),
+        graceMs: TERMINAL_GRACE_MS,
+      },
       run.flags.policy,
     )
     if (run.banner) {

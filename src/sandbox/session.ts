@@ -130,7 +130,7 @@ export class SandboxSession {
       session,
       runAs,
       owner,
-      env: { ...caches.env, ...(runAs ? runAsEnv(runAs, session) : {}) },
+      env: { ...caches.env, ...runtimeEnv(session, this.env, grants), ...(runAs ? runAsEnv(runAs, session) : {}) },
       hostEnv: this.env,
       // bwrap runs as the owner then: a place the owner cannot reach needs no mount.
       reachable: (p) => owner === undefined || reachableBy(p, owner),
@@ -294,10 +294,11 @@ function boundInodes(grants: SandboxGrants, plan: BackendPlan): PlanMemo['bound'
 
 /**
  * Whether the session dir `dir` is gone after removing it synchronously: its own subdirs (tmp,
- * spill, shm: a command cannot replace them, their parent is not writable to it) and the files
- * and links in them (unlinked, never followed), at most `budget.left` entries. A directory a
- * command made inside them is left, with the rest, to the recursive removal (false): descending
- * into it by path could follow a link swapped in meanwhile.
+ * spill, shm: a command cannot replace them, their parent is not writable to it) and the files,
+ * links and empty directories in them (unlinked or rmdir'd, never followed), at most
+ * `budget.left` entries. A directory with something in it (a command's, or the runtime dir
+ * tmux used) is left, with the rest, to the recursive removal (false): descending into it by path
+ * could follow a link swapped in meanwhile.
  */
 function removedSmallTree(dir: string, budget: { left: number }, depth = 0): boolean {
   try {
@@ -305,7 +306,9 @@ function removedSmallTree(dir: string, budget: { left: number }, depth = 0): boo
       if (--budget.left < 0) return false
       const full = path.join(dir, entry.name)
       if (entry.isDirectory()) {
-        if (depth > 0 || !removedSmallTree(full, budget, depth + 1)) return false
+        // Deeper down only an empty directory goes here: rmdir(2) never follows a link.
+        if (depth > 0) fs.rmdirSync(full)
+        else if (!removedSmallTree(full, budget, depth + 1)) return false
       } else fs.unlinkSync(full)
     }
     fs.rmdirSync(dir)
@@ -334,6 +337,30 @@ function shieldOf(
     mustNotAppear: protectedSet.mustNotAppear,
     mustStay: protectedSet.mustStay,
   }
+}
+
+/** The per-user runtime variables a session gives its commands, and where each points inside its runtime dir. */
+const RUNTIME_VARIABLES: ReadonlyArray<readonly [string, (runtime: string) => string]> = [
+  ['XDG_RUNTIME_DIR', (runtime) => runtime],
+  // tmux makes tmux-UID (0700) in it, screen wants its own dir 0700 (and makes it when missing).
+  ['TMUX_TMPDIR', (runtime) => runtime],
+  ['SCREENDIR', (runtime) => path.join(runtime, 'screen')],
+]
+
+/**
+ * Where per-user sockets and runtime files go (XDG_RUNTIME_DIR, TMUX_TMPDIR, SCREENDIR): the
+ * session's runtime dir, since the host's (/run/user/UID, /tmp, /run/screen) are not writable to
+ * a confined command. A value the host environment gives that lies in a writable grant is kept.
+ */
+function runtimeEnv(session: SessionDirs, hostEnv: NodeJS.ProcessEnv, grants: SandboxGrants): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, place] of RUNTIME_VARIABLES) {
+    const given = hostEnv[name]
+    const kept =
+      given !== undefined && path.isAbsolute(given) && grants.writable.some((w) => within(path.resolve(given), w.path))
+    env[name] = kept ? given : place(session.runtime)
+  }
+  return env
 }
 
 /** The environment of a command run as the workspace owner: their HOME (else the session TMPDIR), USER, LOGNAME. */

@@ -5,6 +5,7 @@
  * decides the spec, classifies the facts and never runs a confined mode unconfined.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
+import type { Readable, Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
@@ -13,6 +14,7 @@ import type { NetworkFacts } from '../policy/network/facts.js'
 import { runnerFailureToError, runVerdict, type VerdictPlan } from '../sandbox/verdict.js'
 import { armFailureLog, readFailureLog } from './failure-log.js'
 import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
+import { removedCredentialNames } from '../subprocess/env/explain.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
@@ -160,7 +162,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
       argv: ['bash', '-c', spec.command],
       cwd: spec.workdir,
       stdio: {
-        stdin: spec.stdin === undefined ? 'ignore' : { data: spec.stdin },
+        stdin: options.stdinPipe ? 'pipe' : spec.stdin === undefined ? 'ignore' : { data: spec.stdin },
         stdout: { maxBytes: options.stdoutMaxBytes, spill },
         stderr: { maxBytes: c.maxOutputBytes, spill },
       },
@@ -212,17 +214,22 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    * Runs `bash -c` in the foreground under one deadline (timeout + caller's signal). A signal
    * already aborted is an abort like any other (seed 000: `run` rejects only for infrastructure
    * failures): nothing is spawned nor confined, and the result says `aborted` with no exit.
+   * `options.stdin` (cordon): a stream fed to the command's stdin as it reads, closed at its end; the
+   * feed stops when the run is over (a command that never reads it does not wait for it).
    */
   async run(
     spec: ShellExecSpec,
-    options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void } = {},
+    options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void; stdin?: Readable } = {},
   ): Promise<ShellRunResult> {
+    checkOneStdin(spec, options.stdin)
     if (spec.signal?.aborted) return abortedBeforeSpawn(spec)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(TIMEOUT), spec.timeoutMs)
     const onCallerAbort = () => deadline.abort(spec.signal?.reason)
     spec.signal?.addEventListener('abort', onCallerAbort, { once: true })
+    // The feed of a stdin stream stops once the run is over (its tree gone, or it failed to start).
+    let stopFeed: (() => void) | undefined
     try {
       const decoder = options.onOutput ? streamDecoder(options.onOutput) : undefined
       const prepared = this.prepare(spec, {
@@ -230,8 +237,10 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         supervise: false,
         stdoutMaxBytes: spec.stdoutMaxBytes,
         onOutput: decoder?.push,
+        stdinPipe: options.stdin !== undefined,
       })
       const handle = this.subprocess.spawn(prepared.spec)
+      if (options.stdin && handle.stdin) stopFeed = feedStdin(options.stdin, handle.stdin)
       let outcome: Awaited<SubprocessHandle['done']>
       try {
         outcome = await handle.done
@@ -267,9 +276,10 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         handle.refusedPaths,
         handle.network,
       )
-      if (sandbox) result.sandbox = sandbox
+      if (sandbox) result.sandbox = withRemovedEnv(sandbox, outcome.exitCode, prepared.spec)
       return result
     } finally {
+      stopFeed?.()
       clearTimeout(timer)
       spec.signal?.removeEventListener('abort', onCallerAbort)
     }
@@ -329,6 +339,44 @@ export function collectedOf(handle: SubprocessHandle, stream: 'stdout' | 'stderr
   const out: CollectedOutput = { text: read.text, truncated: read.lossy }
   if (read.lossy && read.spillPath !== undefined) out.spillPath = read.spillPath
   return out
+}
+
+/** InvalidRequestError when a run is given its stdin twice: as bytes (`spec.stdin`) and as a stream. */
+function checkOneStdin(spec: ShellExecSpec, stream: Readable | undefined): void {
+  if (stream !== undefined && spec.stdin !== undefined)
+    throw new InvalidRequestError(['stdin: give the bytes (spec.stdin) or a stream (options.stdin), not both'], {
+      context: 'cordon: invalid shell request',
+    })
+}
+
+/**
+ * `facts` with, for a failed run, the credential-shaped names the scrub kept from it (names only:
+ * a tool may have needed one).
+ */
+function withRemovedEnv(
+  facts: ShellSandboxInfo,
+  exitCode: number | null,
+  spawned: SubprocessSpawnSpec,
+): ShellSandboxInfo {
+  if (exitCode === 0) return facts
+  const removed = removedCredentialNames(process.env, spawned)
+  return removed.length > 0 ? { ...facts, removedEnv: removed } : facts
+}
+
+/**
+ * Feeds `source` to a command's stdin as it reads it (backpressure: never more than the pipes
+ * hold in memory), ending it at the source's end; returns the stop, which lets go of both (the
+ * command is gone: what it did not read is left in `source`).
+ */
+function feedStdin(source: Readable, stdin: Writable): () => void {
+  const endOnError = () => stdin.end()
+  source.on('error', endOnError)
+  source.pipe(stdin)
+  return () => {
+    source.unpipe(stdin)
+    source.off('error', endOnError)
+    stdin.destroy()
+  }
 }
 
 /** Decodes chunks per stream (no split UTF-8 characters) and hands them on in arrival order. */

@@ -26,6 +26,8 @@ export interface PrepareOptions {
   supervise: boolean
   stdoutMaxBytes: number
   onOutput?: SubprocessSpawnSpec['onOutput']
+  /** The caller feeds stdin from a stream (`run`'s `stdin` option): the spawn's stdin is a pipe. */
+  stdinPipe?: boolean
 }
 
 /** The executor steps a background process calls: `LocalShellExecutor` implements them. */

@@ -49,7 +49,18 @@ export type Expected =
 export type Compared = 'stdout' | 'stderr'
 
 /** A tool a case needs on the host. */
-export type Tool = 'git' | 'npm' | 'gcc' | 'make' | 'curl' | 'rg' | 'python3-venv' | 'registry'
+export type Tool =
+  | 'git'
+  | 'npm'
+  | 'gcc'
+  | 'make'
+  | 'curl'
+  | 'rg'
+  | 'python3-venv'
+  | 'registry'
+  | 'sqlite3'
+  | 'tmux'
+  | 'screen'
 
 /** One workload. */
 export interface WorkloadCase {
@@ -71,6 +82,15 @@ export interface WorkloadCase {
   on?: { landlock?: Expected; bubblewrap?: Expected }
   /** What a `same` case compares besides the exit code (default: stdout). */
   compare?: Compared[]
+  /** Fed to stdin (a pipe), of the unconfined command and of `cordon run` alike (the executor gets it as `stdin`). */
+  stdin?: string
+  /** Added to the environment of each run (cordon's own, so its scrub sees them, and the control's). */
+  env?: Record<string, string>
+  /**
+   * The confined run fails for want of a variable the scrub removed: its result names exactly
+   * `names` (`sandbox.removedEnv`), and rerunning with the `remedy` flags gives the unconfined output.
+   */
+  removedEnv?: { names: string[]; remedy: string }
   /** Bash run unconfined in {root} after each run; its output must match the unconfined run's. */
   effects?: string
   /** How cordon runs it: `cordon run` (default) and/or the executor in-process (root only). */

@@ -85,6 +85,9 @@ const toolChecks: Record<Tool, () => boolean> = {
   rg: () => succeeds(['rg', '--version']),
   'python3-venv': () => succeeds(['/usr/bin/python3', '-m', 'ensurepip', '--version']),
   registry: () => succeeds(['npm', 'ping', '--fetch-timeout=8000', '--fetch-retries=0']),
+  sqlite3: () => succeeds(['sqlite3', '-version']),
+  tmux: () => succeeds(['tmux', '-V']),
+  screen: () => succeeds(['sh', '-c', 'command -v screen']),
 }
 const tools = new Map<Tool, boolean>()
 
@@ -126,7 +129,13 @@ interface RunJson {
   signal: string | null
   stdout: { text: string; truncated: boolean; spillPath?: string }
   stderr: { text: string; truncated: boolean; spillPath?: string }
-  sandbox?: { backend?: string; denied: boolean; deniedPaths?: readonly string[]; mode: string }
+  sandbox?: {
+    backend?: string
+    denied: boolean
+    deniedPaths?: readonly string[]
+    mode: string
+    removedEnv?: readonly string[]
+  }
 }
 
 /** How one run goes: unconfined, `cordon run` (with --json or as a person reads it), or the executor. */
@@ -171,7 +180,7 @@ async function runOnce(c: WorkloadCase, uid: number, name: string, how: How): Pr
   // An executor run's sandbox lives in this process: a private dir of its own shows its session is gone.
   const privateDir = how.kind === 'executor' ? path.join(dirs.dir, 'private') : privateDirs.get(uid)!
   if (how.kind === 'executor') fs.mkdirSync(privateDir, { mode: 0o700 })
-  const env = runEnv(dirs, privateDir, mark)
+  const env = { ...runEnv(dirs, privateDir, mark), ...c.env }
   const cwd = c.cwd ? path.join(dirs.root, c.cwd) : dirs.root
   try {
     if (c.setup) {
@@ -183,7 +192,7 @@ async function runOnce(c: WorkloadCase, uid: number, name: string, how: How): Pr
     const command = fill(c.command, dirs, places)
     const out: Partial<Outcome> = {}
     if (how.kind === 'executor') {
-      const r = await runThroughExecutor(how.flags(dirs), command, cwd, env)
+      const r = await runThroughExecutor(how.flags(dirs), command, cwd, env, c.stdin)
       out.result = r.result
       out.denial = r.denial
     } else {
@@ -191,7 +200,7 @@ async function runOnce(c: WorkloadCase, uid: number, name: string, how: How): Pr
         how.kind === 'unconfined'
           ? ['bash', '-c', command]
           : cordonArgv([...(how.json ? ['--json'] : []), ...how.flags(dirs), '--', 'bash', '-c', command])
-      out.exited = await spawnAs(uid, argv, { cwd, env })
+      out.exited = await spawnAs(uid, argv, { cwd, env, stdin: c.stdin })
       if (how.kind === 'cli' && how.json) Object.assign(out, parseResult(out.exited))
       if (how.kind === 'cli' && !how.json) out.denial = /^cordon: sandbox denied.*$/m.exec(out.exited.stderr)?.[0]
     }
@@ -347,6 +356,36 @@ describe.concurrent('workload corpus', async () => {
   }
 })
 
+/** A run that failed for want of a scrubbed variable names it, and its remedy gives the unconfined output. */
+async function checkRemovedEnv(
+  c: WorkloadCase,
+  want: NonNullable<WorkloadCase['removedEnv']>,
+  result: RunJson,
+  base: Outcome,
+  uid: number,
+  chain: Chain,
+  confined: (json: boolean, mode?: (d: RunDirs) => string[]) => How,
+): Promise<string[]> {
+  const problems: string[] = []
+  const named = result.sandbox?.removedEnv ?? []
+  if (JSON.stringify(named) !== JSON.stringify(want.names))
+    problems.push(`removedEnv ${JSON.stringify(named)}, expected ${JSON.stringify(want.names)}`)
+  const again = await runOnce(
+    c,
+    uid,
+    label(c, 'k', chain, uid),
+    confined(true, () => ['--mode', c.mode, ...shellWords(want.remedy)]),
+  )
+  for (const l of again.left) problems.push(`left behind (remedy run): ${l}`)
+  const out = again.result
+  if (again.problem || !out) problems.push(`remedy run: ${again.problem}`)
+  else if (out.exitCode !== base.exited?.code || out.stdout.text !== base.exited?.stdout)
+    problems.push(
+      `the remedy "${want.remedy}" does not work: exit ${out.exitCode}, stdout ${JSON.stringify(out.stdout.text)}`,
+    )
+  return problems
+}
+
 /** Runs one variant of a case; returns every way it differs from its expectation. */
 async function check(
   c: WorkloadCase,
@@ -386,6 +425,8 @@ async function check(
     }
     if (!baseOut.stdout.endsWith(result.stdout.text)) problems.push('the kept stdout is not the tail of the output')
   }
+
+  if (c.removedEnv) problems.push(...(await checkRemovedEnv(c, c.removedEnv, result, base, uid, chain, confined)))
 
   if (expected === 'same') {
     if (result.exitCode !== baseOut.code || result.signal !== baseOut.signal)

@@ -19,6 +19,9 @@
  *    JWTs, and the prefixes of well-known tokens (GitHub, GitLab, `sk-`, Stripe, Slack, AWS access
  *    key ids, Google, npm, Hugging Face, PyPI) and webhook URLs.
  *
+ * A value that cannot be a secret (empty, `0`, `1`, `true`, `false`, `yes`, `no`, `on`, `off`, in any
+ * case) is none of these whatever its name: `COREPACK_INTEGRITY_KEYS=0` is a switch, not a key.
+ *
  * Pure functions; every regex is compiled once, and a value is scanned in one pass only when it is
  * long enough to hold a secret. A match says which rule fired, never the value.
  */
@@ -191,7 +194,19 @@ export function credentialValueMatch(value: string): CredentialMatch | undefined
   return undefined
 }
 
-/** The first rule (sockets, then names, then values) that makes one entry a credential. */
+/** The values no secret can be: switches and flags (compared lower-cased). */
+const NOT_SECRET_VALUES: ReadonlySet<string> = new Set(['', '0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
+
+/** True iff `value` cannot be a secret (a switch: empty, 0, 1, true, false, yes, no, on, off, any case). */
+export function cannotBeSecret(value: string): boolean {
+  return value.length <= 5 && NOT_SECRET_VALUES.has(value.toLowerCase())
+}
+
+/**
+ * The first rule (sockets, then names, then values) that makes one entry a credential; none for a
+ * value that cannot be a secret.
+ */
 export function credentialMatch(name: string, value: string): CredentialMatch | undefined {
+  if (cannotBeSecret(value)) return undefined
   return credentialNameMatch(name) ?? credentialValueMatch(value)
 }

@@ -41,3 +41,21 @@ export function explainEnvScrub(parent: NodeJS.ProcessEnv = process.env, options
   }
   return dropped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
+
+/** The rules that remove a credential (what `--keep-env NAME` would pass on). */
+const CREDENTIAL_RULES: ReadonlySet<EnvDrop['rule']> = new Set(['agent-socket', 'credential-name', 'credential-value'])
+
+/**
+ * The parent names a child spawned with `options` does not see because they look like credentials
+ * (the harness's `DSH_*`, the minimal allow-list, the caller's own removals and cordon's own
+ * settings, `CORDON_*`, left out), sorted. Names only: what a failed run reports
+ * (`ShellSandboxInfo.removedEnv`).
+ */
+export function removedCredentialNames(
+  parent: NodeJS.ProcessEnv = process.env,
+  options: ExplainEnvOptions = {},
+): string[] {
+  return explainEnvScrub(parent, options)
+    .filter((d) => CREDENTIAL_RULES.has(d.rule) && !d.name.startsWith('CORDON_'))
+    .map((d) => d.name)
+}

@@ -1,12 +1,13 @@
 /**
  * The child-process environment, built in one direction: the parent's env minus every ambient
  * `DSH_*` name (the harness owns that namespace), minus credentials and agent sockets (the rules in
- * `credentials.ts`, by name and by value), and in `minimal` mode minus everything off a short
- * allow-list; then the caller's explicit entries (a string sets, `undefined` deletes), so a caller's
- * explicit string always survives. Pure functions: no I/O, no mutation of their inputs.
+ * `credentials.ts`, by name and by value; a value that cannot be a secret, `0` or `true`, is kept
+ * whatever its name), and in `minimal` mode minus everything off a short allow-list; then the
+ * caller's explicit entries (a string sets, `undefined` deletes), so a caller's explicit string
+ * always survives. Pure functions: no I/O, no mutation of their inputs.
  */
 import { InvalidRequestError } from '../../policy/errors.js'
-import { type CredentialRule, credentialNameMatch, credentialValueMatch } from './credentials.js'
+import { type CredentialRule, cannotBeSecret, credentialNameMatch, credentialValueMatch } from './credentials.js'
 import type { SubprocessEnvironmentMode } from '../types.js'
 
 /** Prefix of the harness-managed environment namespace. */
@@ -78,7 +79,8 @@ function memoFor(name: string): NameMemo {
 /**
  * The rule that keeps the parent entry `name=value` out of the child, or undefined when it passes:
  * the `DSH_*` namespace first, then (in `minimal` mode) the allow-list, then credential names,
- * agent sockets and credential values.
+ * agent sockets and credential values, unless the value cannot be a secret (a switch such as
+ * `COREPACK_INTEGRITY_KEYS=0`).
  */
 export function envDropReason(
   name: string,
@@ -88,6 +90,7 @@ export function envDropReason(
   const entry = memoFor(name)
   if (entry.byName === MANAGED) return MANAGED
   if (mode === 'minimal' && !isMinimalEnvName(name)) return NOT_IN_MINIMAL
+  if (cannotBeSecret(value)) return undefined
   if (entry.byName !== null) return entry.byName
   if (entry.clean === value) return undefined
   const byValue = credentialValueMatch(value)

@@ -4,10 +4,11 @@
  *   <parent>/                           $CORDON_PRIVATE_DIR, else $XDG_RUNTIME_DIR/cordon, else
  *                                       $HOME/.cache/cordon, else <os.tmpdir()>/cordon-<uid>
  *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: tmp/ (its commands' TMPDIR, writable
- *       tmp/  spill/  shm/              by them), spill/ (its runs' spill files, readable by
- *                                       them) and shm/ (their /dev/shm under bubblewrap); removed
- *                                       when the sandbox is disposed, swept at a later start-up
- *                                       once <pid> is gone
+ *       tmp/  spill/  shm/              by them; tmp/.run/, mode 0700, their XDG_RUNTIME_DIR),
+ *                                       spill/ (its runs' spill files, readable by them) and shm/
+ *                                       (their /dev/shm under bubblewrap); removed when the
+ *                                       sandbox is disposed, swept at a later start-up once <pid>
+ *                                       is gone
  *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
  *     cache/                            the cache shared by confined runs only (never by
  *                                       unconfined ones)
@@ -171,6 +172,12 @@ export interface SessionDirs {
   spill: string
   /** Its commands' /dev/shm under bubblewrap (POSIX semaphores and shared memory). */
   shm: string
+  /**
+   * Its commands' per-user runtime dir (XDG_RUNTIME_DIR; tmux's and screen's sockets), mode 0700,
+   * inside `tmp` (the only place they may write in every mode). Made before any command runs: a
+   * command may remove it, and the host never makes anything again in a tree a command can change.
+   */
+  runtime: string
 }
 
 /** Creates a new session's directories under `<parent>/sessions` (label: a hint in the name). */
@@ -179,15 +186,17 @@ export function createSessionDirs(
   env: NodeJS.ProcessEnv = process.env,
   owner?: PrivateOwner,
 ): SessionDirs {
-  const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40) || 'anon'
+  // A short hint: a unix socket path (tmux's, in tmp/.run) must fit in 108 bytes.
+  const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 16) || 'anon'
   const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env, owner), `${process.pid}-${safe}-`))
   fs.chmodSync(dir, 0o700)
   const tmp = path.join(dir, 'tmp')
   const spill = path.join(dir, 'spill')
   const shm = path.join(dir, 'shm')
-  for (const d of [tmp, spill, shm]) fs.mkdirSync(d, { mode: 0o700 })
-  if (isOther(owner)) for (const d of [dir, tmp, spill, shm]) fs.chownSync(d, owner.uid, owner.gid)
-  return { dir, tmp, spill, shm }
+  const runtime = path.join(tmp, '.run')
+  for (const d of [tmp, spill, shm, runtime]) fs.mkdirSync(d, { mode: 0o700 })
+  if (isOther(owner)) for (const d of [dir, tmp, spill, shm, runtime]) fs.chownSync(d, owner.uid, owner.gid)
+  return { dir, tmp, spill, shm, runtime }
 }
 
 /** `<pid>-<label>-XXXXXX`: a session dir's name. */

@@ -4,6 +4,7 @@
 // host environment sees every planted secret, so the host really held them.
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
 import type { SubprocessEnvironmentMode, SubprocessSpawnSpec } from '../../../src/subprocess/types.js'
 import { describeWithBackend } from '../../support/sandbox/backends.js'
@@ -42,6 +43,10 @@ const survivors: Record<string, string> = {
   XDG_SESSION_TYPE: 'tty',
   OLDPWD: '/work',
   CORDON_T_PLAIN_URL: 'postgres://localhost:5432/app',
+  // A value that cannot be a secret survives under a credential name (corepack's switch).
+  COREPACK_INTEGRITY_KEYS: '0',
+  CORDON_T_FEATURE_TOKEN: 'On',
+  CORDON_T_EMPTY_PASSWORD: '',
 }
 const explicit = { CORDON_T_FORWARDED_TOKEN: 'opt-in', DSH_SESSION_ID: 's1' }
 const saved: Record<string, string | undefined> = {}
@@ -136,6 +141,29 @@ for (const backend of ['landlock', 'bubblewrap'] as const) {
       expect(confined.backend).toBe(backend)
       const { env, raw } = await childEnv(confined.spec)
       expectScrubbed(env, raw)
+    })
+
+    it('a failed run names what the scrub removed (names only, cordon’s own CORDON_* left out); a run that succeeds names none', async () => {
+      const root = scratchDir('cordon-env-removed')
+      const value = `deploy-${tail.slice(0, 12)}`
+      process.env.E2E_DEPLOY_API_KEY = value
+      const executor = new LocalShellExecutor({ cwd: root, sandbox: sandbox() })
+      try {
+        const failed = await executor.run(executor.resolve({ command: 'test -n "$E2E_DEPLOY_API_KEY"' }))
+        expect(failed.exitCode).toBe(1)
+        // The host's own credentials (a CI token) may be named too; the planted CORDON_T_* never are.
+        const removed = failed.sandbox?.removedEnv ?? []
+        expect(removed).toContain('E2E_DEPLOY_API_KEY')
+        expect(removed.filter((n) => n.startsWith('CORDON_'))).toEqual([])
+        expect(removed).not.toContain('COREPACK_INTEGRITY_KEYS')
+        expect(JSON.stringify(failed)).not.toContain(value)
+        const passed = await executor.run(executor.resolve({ command: 'true' }))
+        expect(passed.exitCode).toBe(0)
+        expect(passed.sandbox?.removedEnv).toBeUndefined()
+      } finally {
+        delete process.env.E2E_DEPLOY_API_KEY
+        await executor.dispose()
+      }
     })
   })
 }

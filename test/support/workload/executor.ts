@@ -16,12 +16,13 @@ export interface ExecutorRun {
   denial: string | undefined
 }
 
-/** Runs `command` in `cwd` under the policy `flags` describe; `env`: the command's entries and the sandbox's environment. */
+/** Runs `command` in `cwd` under the policy `flags` describe; `env`: the command's entries and the sandbox's environment; `stdin`: its input. */
 export async function runThroughExecutor(
   flags: readonly string[],
   command: string,
   cwd: string,
   env: Record<string, string>,
+  stdin?: string,
 ): Promise<ExecutorRun> {
   const { values } = parseWith([...flags], { timeout: { type: 'string' } })
   const parsed = policyFrom(values, cwd)
@@ -33,7 +34,7 @@ export async function runThroughExecutor(
     sandbox,
   })
   try {
-    const spec = executor.resolve({ command, sandboxPolicy: parsed.policy, env, timeoutMs: 90_000 })
+    const spec = executor.resolve({ command, sandboxPolicy: parsed.policy, env, timeoutMs: 90_000, stdin })
     const result = await executor.run(spec)
     return { result, denial: denialLine(result, parsed.policy) }
   } finally {

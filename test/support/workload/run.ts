@@ -108,22 +108,28 @@ export interface Exited {
   stderr: string
 }
 
-/** Runs `argv` as `uid` (setpriv for another uid), collecting everything; SIGKILL after `timeoutMs`. */
+/** Runs `argv` as `uid` (setpriv for another uid), collecting everything; SIGKILL after `timeoutMs`; `stdin` fed through a pipe. */
 export function spawnAs(
   uid: number,
   argv: readonly string[],
-  opts: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+  opts: { cwd: string; env: Record<string, string>; timeoutMs?: number; stdin?: string | undefined },
 ): Promise<Exited> {
   const full =
     uid === process.getuid?.()
       ? [...argv]
       : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...argv]
   return new Promise((resolve, reject) => {
-    const child = spawn(full[0]!, full.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(full[0]!, full.slice(1), {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    })
+    child.stdin?.on('error', () => {}) // a command may exit without reading it
+    child.stdin?.end(opts.stdin)
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (c: Buffer) => out.push(c))
-    child.stderr.on('data', (c: Buffer) => err.push(c))
+    child.stdout?.on('data', (c: Buffer) => out.push(c))
+    child.stderr?.on('data', (c: Buffer) => err.push(c))
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000)
     child.on('error', (e) => {
       clearTimeout(timer)

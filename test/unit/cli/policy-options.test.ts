@@ -4,7 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseWith, policyFrom } from '../../../src/cli/policy-options.js'
+import { keptEnv, parseWith, policyFrom } from '../../../src/cli/policy-options.js'
 import { scratchDir } from '../../support/scratch.js'
 
 const root = fs.realpathSync(scratchDir('cordon-policy-options'))
@@ -98,6 +98,27 @@ describe('the host flags', () => {
   it('a hostile pattern is shown escaped', () => {
     expect(usage('--allow-host', 'a\x1b]0;x\x07')).toBe(
       `--allow-host $'a\\x1b]0;x\\x07': "a\\x1b]0;x\\x07" is not a host name or an IP address`,
+    )
+  })
+})
+
+describe('--keep-env', () => {
+  const flagsOf = (...args: string[]) => policyFrom(parseWith(args, {}).values, root)
+
+  it('is repeatable, names only; keptEnv makes them explicit entries, leaving out a name the host lacks', () => {
+    expect(flagsOf().keepEnv).toEqual([])
+    const names = flagsOf('--keep-env', 'DEPLOY_API_KEY', '--keep-env', 'NPM_TOKEN').keepEnv
+    expect(names).toEqual(['DEPLOY_API_KEY', 'NPM_TOKEN'])
+    expect(keptEnv(names, { DEPLOY_API_KEY: 'k', OTHER: 'o' })).toEqual({ DEPLOY_API_KEY: 'k' })
+  })
+
+  it('a word that cannot be a variable name is a usage error, shown escaped', () => {
+    for (const bad of ['', 'A=B', 'A\0B'])
+      expect(() => flagsOf('--keep-env', bad)).toThrow(
+        expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/^--keep-env: /) }),
+      )
+    expect(() => flagsOf('--keep-env', 'A=\x1b[2J')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('\x1b') }),
     )
   })
 })

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { denialLine, exitStatusOf } from '../../../src/cli/run.js'
+import { denialLine, exitStatusOf, removedEnvLine } from '../../../src/cli/run.js'
 import { shellQuote } from '../../../src/cli/shell-quote.js'
 import { terminalExitStatus } from '../../../src/cli/shell.js'
 import { EXIT_CORDON_FAILED, EXIT_TIMED_OUT } from '../../../src/cli/usage-error.js'
@@ -56,6 +56,27 @@ describe('terminalExitStatus', () => {
     expect(terminalExitStatus({ exitCode: 5, signal: null })).toBe(5)
     expect(terminalExitStatus({ exitCode: null, signal: 'SIGINT' })).toBe(128 + SIGINT)
     expect(terminalExitStatus({ exitCode: null, signal: null })).toBe(1)
+  })
+})
+
+describe('removedEnvLine', () => {
+  it('names what the scrub removed from a failed run, and the flag that keeps one', () => {
+    const failed = result({
+      exitCode: 1,
+      sandbox: { mode: 'read-only', denied: false, removedEnv: ['A_KEY', 'NPM_TOKEN'] },
+    })
+    expect(removedEnvLine(failed)).toBe(
+      'cordon: removed from the environment: A_KEY, NPM_TOKEN (--keep-env NAME to pass one)',
+    )
+    expect(removedEnvLine(result({ exitCode: 1, sandbox: { mode: 'read-only', denied: false } }))).toBeUndefined()
+    expect(removedEnvLine(result({ exitCode: 1 }))).toBeUndefined()
+  })
+
+  it('a hostile name is shown escaped', () => {
+    const line = removedEnvLine(
+      result({ exitCode: 1, sandbox: { mode: 'read-only', denied: false, removedEnv: ['X_KEY\x1b]0;t\x07'] } }),
+    )
+    expect(holdsRawControl(line ?? '')).toBe(false)
   })
 })
 

@@ -6,8 +6,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { backendStatus, gateFor } from '../../support/sandbox/backends.js'
-import { cordonArgv, NOBODY, spawnAs } from '../../support/workload/run.js'
+import { backendStatus, gateFor } from '../../../support/sandbox/backends.js'
+import { cordonArgv, NOBODY, spawnAs } from '../../../support/workload/run.js'
 
 const USERS = [0, NOBODY] as const
 const ENV = { PATH: '/usr/bin:/bin', HOME: '/', LC_ALL: 'C' }

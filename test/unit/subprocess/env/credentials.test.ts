@@ -2,6 +2,7 @@
 // the names and values that look close but must survive, each with the reason it survives.
 import { describe, expect, it } from 'vitest'
 import {
+  cannotBeSecret,
   type CredentialRule,
   credentialMatch,
   credentialNameMatch,
@@ -228,6 +229,19 @@ describe('look-alikes survive', () => {
   ]
   it.each(cases)('%s=%s (%s)', (name, value) => {
     expect(credentialMatch(name, value)).toBeUndefined()
+  })
+})
+
+describe('a value that cannot be a secret is none, whatever its name', () => {
+  it.each(['', '0', '1', 'true', 'false', 'TRUE', 'False', 'yes', 'No', 'on', 'OFF'])('%j', (value) => {
+    expect(cannotBeSecret(value)).toBe(true)
+    expect(credentialMatch('COREPACK_INTEGRITY_KEYS', value)).toBeUndefined()
+    expect(credentialMatch('SSH_AUTH_SOCK', value)).toBeUndefined()
+  })
+
+  it.each(['2', '01', 'y', 'n', 'yes!', 'enabled', 'truest', ' 0', 'hunter2'])('%j could be one', (value) => {
+    expect(cannotBeSecret(value)).toBe(false)
+    expect(credentialMatch('COREPACK_INTEGRITY_KEYS', value)?.rule).toBe('credential-name')
   })
 })
 

@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { mergeEnv, scrubbedParentEnv } from '../../../../src/subprocess/env/scrub.js'
-import { explainEnvScrub } from '../../../../src/subprocess/env/explain.js'
+import { explainEnvScrub, removedCredentialNames } from '../../../../src/subprocess/env/explain.js'
 
 const parent: NodeJS.ProcessEnv = {
   PATH: '/usr/bin',
@@ -74,5 +74,21 @@ describe('explainEnvScrub', () => {
         for (const key of Object.keys(parentEnv)) expect(dropped.has(key)).toBe(!Object.hasOwn(child, key))
       }),
     )
+  })
+})
+
+describe('removedCredentialNames', () => {
+  it('names the credentials a child does not get, sorted: not DSH_*, not the minimal list, not a caller’s removal, not CORDON_*', () => {
+    const host = { ...parent, CORDON_PRIVATE_DIR: '/p', COREPACK_INTEGRITY_KEYS: '0', EDITOR_TOKEN: 'x' }
+    expect(removedCredentialNames(host)).toEqual(['DATABASE_URL', 'EDITOR_TOKEN', 'OPENAI_API_KEY', 'SSH_AUTH_SOCK'])
+    // An explicit entry passes a name on; a tombstone is the caller's own doing.
+    expect(removedCredentialNames(host, { env: { OPENAI_API_KEY: 'kept', EDITOR: undefined } })).toEqual([
+      'DATABASE_URL',
+      'EDITOR_TOKEN',
+      'SSH_AUTH_SOCK',
+    ])
+    // In minimal mode a name off the list is the mode's, not a credential's.
+    expect(removedCredentialNames(host, { environment: 'minimal' })).toEqual([])
+    expect(JSON.stringify(removedCredentialNames(host))).not.toMatch(/value-must-not-appear/)
   })
 })

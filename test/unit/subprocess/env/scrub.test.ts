@@ -8,7 +8,7 @@ import {
   mergeEnv,
   scrubbedParentEnv,
 } from '../../../../src/subprocess/env/scrub.js'
-import { isCredentialShapedName } from '../../../../src/subprocess/env/credentials.js'
+import { cannotBeSecret, isCredentialShapedName } from '../../../../src/subprocess/env/credentials.js'
 import { invalid } from '../../../support/invalid.js'
 
 describe('scrubbedParentEnv', () => {
@@ -96,6 +96,22 @@ describe('scrubbedParentEnv', () => {
     expect(envDropReason('REDIS_URL', 'redis://:pw@h')?.detail).toBe('URL with a password')
   })
 
+  it('keeps a value that cannot be a secret whatever its name, but never an ambient DSH_* or, in minimal mode, a name off the list', () => {
+    const switches = {
+      COREPACK_INTEGRITY_KEYS: '0',
+      FEATURE_TOKEN: 'On',
+      DB_PASSWORD: '',
+      SSH_AUTH_SOCK: 'no',
+      API_KEY: 'TRUE',
+    }
+    expect({ ...scrubbedParentEnv(switches) }).toEqual(switches)
+    expect(envDropReason('DSH_FLAG', '1')?.rule).toBe('managed-namespace')
+    expect(envDropReason('API_KEY', '1', 'minimal')?.rule).toBe('not-in-minimal')
+    // The same names with a value that could be one are dropped.
+    expect(envDropReason('COREPACK_INTEGRITY_KEYS', '2')?.rule).toBe('credential-name')
+    expect(envDropReason('API_KEY', 'truest')?.rule).toBe('credential-name')
+  })
+
   it('rescans a value that changed under a name already seen clean', () => {
     expect(envDropReason('CORDON_TEST_MEMO', 'plain')).toBeUndefined()
     expect(envDropReason('CORDON_TEST_MEMO', 'plain')).toBeUndefined()
@@ -130,7 +146,10 @@ describe('scrubbedParentEnv', () => {
     const fromProcess = scrubbedParentEnv()
     expect(fromProcess.PATH).toBe(process.env.PATH)
     for (const name of Object.keys(fromProcess)) {
-      expect(isCredentialShapedName(name) || isManagedEnvName(name)).toBe(false)
+      // A credential name survives only with a value that cannot be a secret.
+      expect(
+        (isCredentialShapedName(name) && !cannotBeSecret(fromProcess[name] ?? 'x')) || isManagedEnvName(name),
+      ).toBe(false)
     }
   })
 
