@@ -12,7 +12,7 @@ import { refusedWrite } from './hidden-writes.js'
 import { isWithin, landingPath } from './line-paths.js'
 import { type Recognised, recognise, type ShapeContext } from './message-shapes.js'
 import { type CommandUser, notExecutable, permittedUnconfined } from './permissions.js'
-import { basesForToken } from './shell-text.js'
+import { placesNaming, placesOfCommands } from './shell-text.js'
 
 /** What the classifier needs to know about one finished run. */
 export interface DenialInput {
@@ -53,23 +53,32 @@ export interface DenialFacts {
 
 const PSEUDO = /^\/(proc|sys)(\/|$)/
 
-/** The commands that could have printed a message: the failed ones the shell logged, else the whole text. */
-function runsOf(input: DenialInput): Array<{ cwd: string; command: string }> {
-  if ((input.failures?.length ?? 0) > 0) return [...input.failures!]
-  return input.command ? [{ cwd: input.cwd, command: input.command }] : []
+/**
+ * Where a message's relative `token` is: where the words naming it ran, in the failed commands the
+ * shell logged, else in the command text (a run that exits 0 logs none); else where the logged
+ * commands ran, else every place the text ran a command; the cwd with neither.
+ */
+function basesOf(token: string, input: DenialInput): string[] {
+  const logged = input.failures ?? []
+  const text = input.command ? [{ cwd: input.cwd, command: input.command }] : []
+  for (const runs of [logged, text]) {
+    const naming = runs.length > 0 ? placesNaming(token, runs) : undefined
+    if (naming !== undefined) return naming
+  }
+  const runs = logged.length > 0 ? logged : text
+  return runs.length > 0 ? placesOfCommands(runs) : [input.cwd]
 }
 
 /** Classifies one finished run; nothing for a runner failure or a backend without signatures. */
 export function classifyDenial(input: DenialInput): DenialFacts {
   const signatures = DENIAL_SIGNATURES[input.backend]
   if (signatures === undefined || input.runnerFailed) return { denied: false, deniedPaths: [], refusedPaths: [] }
-  const runs = runsOf(input)
   const ctx: ShapeContext = {
     backend: input.backend,
     signatures,
     codes: DENIAL_CODES[input.backend] ?? [],
-    runs,
-    basesOf: (token) => (runs.length > 0 ? basesForToken(token, runs) : [input.cwd]),
+    runs: [...(input.failures ?? []), ...(input.command ? [{ cwd: input.cwd, command: input.command }] : [])],
+    basesOf: (token) => basesOf(token, input),
   }
   const refused: string[] = []
   let refusedWithoutPath = false

@@ -133,7 +133,7 @@ function databaseWord(words: readonly string[]): string | undefined {
   return words[j] === ':memory:' ? undefined : words[j]
 }
 
-/** The database files the command's `sqlite3` runs name, each where its command ran. */
+/** The database the command's `sqlite3` runs name, where its command ran (candidates when several). */
 function sqliteDatabases(ctx: ShapeContext): NamedPath[] {
   const named: NamedPath[] = []
   for (const run of ctx.runs) {
@@ -143,7 +143,9 @@ function sqliteDatabases(ctx: ShapeContext): NamedPath[] {
       if (place !== undefined) named.push(place)
     }
   }
-  return named
+  // Several databases: which one refused is unknown; each is a candidate, never one guessed.
+  const paths = [...new Set(named.flatMap((n) => ('path' in n ? [n.path] : n.candidates)))]
+  return named.length === 1 || paths.length === 1 ? named.slice(0, 1) : paths.length > 0 ? [{ candidates: paths }] : []
 }
 
 /**

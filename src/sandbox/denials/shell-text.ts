@@ -28,6 +28,8 @@ export interface CommandText {
 type Token = { word: string; dynamic: boolean } | { op: string }
 
 const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|posh|yash)$/
+/** Programs whose `-C DIR` is the directory they work in (`ls -C` is columns). */
+const DASH_C = /^(git|make|gmake|bmake|tar|gtar|bsdtar|ninja)$/
 const SCRIPT_OPTION = /^-[a-zA-Z]*c[a-zA-Z]*$/
 const OPERATORS = ['&&', '||', ';;', '|&', '&>', '>>', '<<', '>&', '<&', '>|', ';', '&', '|', '(', ')', '<', '>']
 /** The most nested shells a text is read into (a script quoting itself must not cost the host). */
@@ -238,7 +240,7 @@ class Walk {
     let here = this.dirs
     let switched = false
     for (const [i, w] of words.entries()) {
-      if (w.word !== '-C' || SHELLS.test(basename(words[0]!.word))) continue
+      if (w.word !== '-C' || !DASH_C.test(basename(words[0]!.word))) continue
       here = moved(here, words[i + 1])
       switched = true
     }
@@ -274,19 +276,38 @@ export function directoriesIn(command: string, cwd: string): string[] {
   return [...new Set([...text.cd, ...text.dashC])]
 }
 
+/** The commands of every run's text, each placed from the directory its shell started in. */
+function commandsOf(runs: ReadonlyArray<{ cwd: string; command: string }>): PlacedCommand[] {
+  return runs.flatMap((r) => readCommandText(r.command, r.cwd).commands)
+}
+
 /**
- * Where a message's relative `token` is, per the commands that could have printed it (each with the
- * directory its shell started in): the places of the words that name it when the text places them
- * all, else every place a command of the text ran; empty when the text knows none.
+ * The places of the words that name a message's relative `token` (`x`, or `--out=x`); undefined
+ * when no word names it, empty when one does in a place the text does not say.
  */
-export function basesForToken(token: string, runs: ReadonlyArray<{ cwd: string; command: string }>): string[] {
-  const texts = runs.map((r) => readCommandText(r.command, r.cwd))
-  const commands = texts.flatMap((t) => t.commands)
-  const naming = commands.filter((c) => c.words.some((w) => w === token || w.endsWith(`=${token}`)))
-  if (naming.length > 0 && naming.every((c) => c.dirs !== undefined))
-    return [...new Set(naming.flatMap((c) => c.dirs!))]
+export function placesNaming(
+  token: string,
+  runs: ReadonlyArray<{ cwd: string; command: string }>,
+): string[] | undefined {
+  const naming = commandsOf(runs).filter((c) => c.words.some((w) => w === token || w.endsWith(`=${token}`)))
+  if (naming.length === 0) return undefined
+  return naming.every((c) => c.dirs !== undefined) ? [...new Set(naming.flatMap((c) => c.dirs!))] : []
+}
+
+/** Every place a command of the runs ran (their cwds for a text of `cd`s alone); empty when one ran where the text does not say. */
+export function placesOfCommands(runs: ReadonlyArray<{ cwd: string; command: string }>): string[] {
+  const commands = commandsOf(runs)
   // A command in a place the text does not say (after `cd "$dest"`) could have printed it: unknown.
   if (commands.some((c) => c.dirs === undefined)) return []
   const known = commands.flatMap((c) => c.dirs!)
   return [...new Set(known.length > 0 ? known : runs.map((r) => r.cwd))]
+}
+
+/**
+ * Where a message's relative `token` is, per the commands that could have printed it (each with the
+ * directory its shell started in): the places of the words that name it, else every place a
+ * command ran; empty when the text knows none.
+ */
+export function basesForToken(token: string, runs: ReadonlyArray<{ cwd: string; command: string }>): string[] {
+  return placesNaming(token, runs) ?? placesOfCommands(runs)
 }

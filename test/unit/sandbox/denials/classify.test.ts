@@ -161,6 +161,14 @@ describe('classifyDenial', () => {
     expect(both).toEqual({ denied: true, deniedPaths: [], refusedPaths: [] })
   })
 
+  it('a path the failure log does not name is placed by the command text (a run that exits 0 logs none of it)', () => {
+    fs.writeFileSync(path.join(outside, 'f.txt'), 'abc')
+    const stderr = "Can't do inplace edit on f.txt: Cannot make temp name: Permission denied."
+    const command = `false; cd ${outside} && perl -pi -e s/a/b/ f.txt`
+    const facts = classifyDenial(run({ exitCode: 0, stderr, command, failures: [{ cwd: root, command: 'false' }] }))
+    expect(facts).toEqual({ denied: false, deniedPaths: [], refusedPaths: [path.join(outside, 'f.txt')] })
+  })
+
   it('error codes are not relative paths; npm names the path on a later line', () => {
     const npm = ['npm error code EACCES', 'npm error syscall mkdir', `npm error path ${outside}/cache`].join('\n')
     expect(classifyDenial(run({ stderr: npm })).deniedPaths).toEqual([`${outside}/cache`])

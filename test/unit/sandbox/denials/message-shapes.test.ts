@@ -70,6 +70,10 @@ describe('recognise', () => {
     ])
     expect(named(line, 0, runs("sqlite3 -readonly db.sqlite 'insert'"))).toEqual([])
     expect(named(line, 0, runs("sqlite3 other.sqlite 'insert'"))).toEqual([])
+    fs.writeFileSync(path.join(base, 'b.sqlite'), '')
+    expect(named(line, 0, runs("sqlite3 db.sqlite 'select 1'; sqlite3 b.sqlite 'insert'"))).toEqual([
+      { candidates: [path.join(base, 'db.sqlite'), path.join(base, 'b.sqlite')] },
+    ])
   })
 
   it("bubblewrap's masked mkdir: ENOENT where the parent exists", () => {

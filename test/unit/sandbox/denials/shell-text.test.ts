@@ -4,7 +4,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { basesForToken, directoriesIn, readCommandText } from '../../../../src/sandbox/denials/shell-text.js'
+import {
+  basesForToken,
+  directoriesIn,
+  placesNaming,
+  placesOfCommands,
+  readCommandText,
+} from '../../../../src/sandbox/denials/shell-text.js'
 import { scratchDir } from '../../../support/scratch.js'
 
 /** The places of the command whose first word is `program`. */
@@ -53,9 +59,26 @@ describe('readCommandText', () => {
 
   it('-C DIR moves the command; assignments and comments are not programs', () => {
     expect(placeOf('cd a && git -C b -C c status', 'git')).toEqual(['/w/a/b/c'])
+    expect(placeOf('ls -C x', 'ls')).toEqual(['/w'])
     expect(readCommandText('A=1 B=2 make # cd x', '/w').commands).toEqual([
       { words: ['A=1', 'B=2', 'make'], dirs: ['/w'] },
     ])
+  })
+})
+
+describe('placesNaming and placesOfCommands', () => {
+  it('undefined when no word names the token; empty when one does where the text cannot say', () => {
+    const runs = (command: string) => [{ cwd: '/w', command }]
+    expect(placesNaming('x', runs('make'))).toBeUndefined()
+    expect(placesNaming('x', runs('cd "$d" && touch x'))).toEqual([])
+    expect(placesNaming('x', runs('touch --reference=x y'))).toEqual(['/w'])
+    expect(placesOfCommands(runs('cd a && make; cd /b && make'))).toEqual(['/w/a', '/b'])
+    expect(
+      placesOfCommands([
+        { cwd: '/l', command: 'touch x' },
+        { cwd: '/m', command: 'cd "$d" && ls' },
+      ]),
+    ).toEqual([])
   })
 })
 
