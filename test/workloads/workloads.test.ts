@@ -413,6 +413,8 @@ async function check(
         )
     }
     if (result.sandbox?.denied) problems.push(`claims a denial of ${result.sandbox.deniedPaths?.join(', ')}`)
+    if (result.sandbox?.refusedPaths?.length)
+      problems.push(`claims refused writes of ${result.sandbox.refusedPaths.join(', ')} (it ran the same)`)
     if (run.effects !== base.effects)
       problems.push(`effects differ: got ${JSON.stringify(run.effects)}, unconfined ${JSON.stringify(base.effects)}`)
     return problems
