@@ -79,7 +79,7 @@ export {
   type SandboxBackendName,
 } from './sandbox/probe.js'
 export type { ConfinedTerminal } from './sandbox/confine-terminal.js'
-export { classifyDenial } from './sandbox/facts.js'
+export { classifyDenial } from './sandbox/denials/classify.js'
 export { explainSeatbelt, type SeatbeltExplainOptions, type SeatbeltExplanation } from './sandbox/seatbelt/explain.js'
 export {
   ShellExecutor,

@@ -10,7 +10,8 @@ import { INVALID_HOST_PREFIX, moreText, type Refusal, refusalText, shownRefusals
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
-import { isWithin } from '../sandbox/facts.js'
+import { isWithin } from '../sandbox/denials/line-paths.js'
+import { hiddenEntriesFor } from '../sandbox/denials/hidden-writes.js'
 import { writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.js'
 import { outputFilterFor } from './terminal-filter.js'
@@ -53,7 +54,7 @@ export function exitStatusOf(result: ShellRunResult): number {
  */
 export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
   const facts = result.sandbox
-  if (!facts?.denied) return undefined
+  if (!facts?.denied) return refusalLines(result, policy)
   // Facts without `deniedFor` come from a file denial (the only kind there was before the proxy).
   const forFiles = facts.deniedFor === undefined || facts.deniedFor.includes('files')
   const lines = [
@@ -68,6 +69,15 @@ export function removedEnvLine(result: ShellRunResult): string | undefined {
   const names = result.sandbox?.removedEnv ?? []
   if (names.length === 0) return undefined
   return `cordon: removed from the environment: ${names.map((n) => displayLine(n)).join(', ')} (--keep-env NAME to pass one)`
+}
+
+/** A run that did not fail on what the sandbox refused (exit 0): the same line, and that the write is lost. */
+function refusalLines(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
+  const refused = result.sandbox?.refusedPaths ?? []
+  if (result.sandbox === undefined || refused.length === 0) return undefined
+  const line = fileDenialLine({ ...result.sandbox, deniedPaths: refused }, policy)
+  const how = result.exitCode === 0 ? 'exited 0' : 'ended'
+  return `${line}\ncordon: the command ${how} all the same, without ${refused.length === 1 ? 'that write' : 'those writes'}`
 }
 
 /** How a refused destination could be allowed, in flags. */
@@ -123,7 +133,13 @@ function fileDenialLine(facts: NonNullable<ShellRunResult['sandbox']>, policy: S
   if (remedy.unreachable.length > 0) {
     return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
   }
-  const flags = ['--mode workspace-write', ...remedy.writableRoots.map((r) => `--writable ${displayShellWord(r)}`)]
+  // A write at a hidden place needs its entry shown too (a writable root does not unhide it).
+  const shown = hiddenEntriesFor(policy, paths).map((name) => `--show ${name}`)
+  const flags = [
+    '--mode workspace-write',
+    ...shown,
+    ...remedy.writableRoots.map((r) => `--writable ${displayShellWord(r)}`),
+  ]
   return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
 }
 

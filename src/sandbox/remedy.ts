@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { grantsFor } from '../policy/grants.js'
 import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
-import { isWithin } from './facts.js'
+import { isWithin } from './denials/line-paths.js'
 import { rootProblems } from './roots.js'
 import { ownStateInGrants, ownStatePlaces } from './view/own-state.js'
 

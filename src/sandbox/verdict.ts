@@ -3,15 +3,15 @@
  * on backend names: a spawn failure at a confinement stage (the supervisor's launcher, a
  * namespace, caps, Landlock, seccomp, or the wrapper refusing to build the sandbox) is the
  * sandbox's — SANDBOX_UNAVAILABLE, nothing ran — and a finished run's denial facts come from
- * the backend's denial text and the plan's writable set (facts.ts).
+ * the tools' refusal messages and the plan's writable set (src/sandbox/denials/classify.ts).
  */
 import { errnoName, isConfinementStage, isSpawnError, SandboxUnavailableError } from '../policy/errors.js'
 import type { SandboxBackendName } from '../policy/backends.js'
 import { REMEDY_RUNNER_FAILED } from '../policy/remedies.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxEnforcement, SandboxMode } from '../policy/vocabulary.js'
-import { classifyDenial } from './facts.js'
 import { LANDLOCK_VIEW } from './confinement/denial-text.js'
+import { classifyDenial } from './denials/classify.js'
 import type { ConfinementPlan } from './confinement/plan.js'
 import type { ClosedClassFact } from '../policy/vocabulary.js'
 
@@ -111,6 +111,8 @@ export function runVerdict(
     writable: plan.writable,
   })
   const deniedPaths = [...new Set([...classified.deniedPaths, ...appeared])]
+  // What the sandbox refused whatever the exit: a run that exits 0 can have lost a write.
+  const refusedPaths = [...new Set([...classified.refusedPaths, ...appeared])]
   const files = classified.denied || appeared.length > 0
   // A refusal is the sandbox's fact; it is a denial of the run only when the run then failed.
   const network = (run.network?.refused.length ?? 0) > 0 && run.exitCode !== 0 && !runnerFailed
@@ -122,6 +124,10 @@ export function runVerdict(
   }
   if (runnerFailed) verdict.runnerFailed = true
   if (deniedPaths.length > 0) verdict.deniedPaths = deniedPaths
+  if (refusedPaths.length > 0) {
+    verdict.refusedPaths = refusedPaths
+    verdict.refusalSource = 'messages'
+  }
   if (run.network) verdict.network = run.network
   if (files || network)
     verdict.deniedFor = [...(files ? ['files' as const] : []), ...(network ? ['network' as const] : [])]

@@ -11,6 +11,7 @@
  * that looks like a marker), the renderer appends an explicit `\n[exit code: 0]`, so the
  * parser consumes that instead and the look-alike stays in the body.
  */
+import { displayLine } from '../policy/display-text.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import { moreText, refusalText, shownRefusals } from '../policy/network/refusals.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
@@ -60,6 +61,16 @@ export function denialMarker(mode: SandboxMode): string {
   return `[sandbox: file access denied under ${mode} mode]`
 }
 
+/** How many refused paths a marker names before it says how many more. */
+const SHOWN_REFUSALS = 5
+
+/** `[sandbox: writes refused under <mode> mode though the command did not fail on them: P, …]`, every path escaped. */
+export function refusalMarker(mode: SandboxMode, paths: readonly string[]): string {
+  const shown = paths.slice(0, SHOWN_REFUSALS).map((p) => displayLine(p))
+  const more = paths.length > SHOWN_REFUSALS ? `, and ${paths.length - SHOWN_REFUSALS} more` : ''
+  return `[sandbox: writes refused under ${mode} mode though the command did not fail on them (they did not happen): ${shown.join(', ')}${more}]`
+}
+
 /** The marker for a background job whose sandbox runner failed before the command ran. */
 export function runnerFailureMarker(mode: SandboxMode): string {
   return `[sandbox: the sandbox runner itself failed under ${mode} mode — the command did not run; this is a sandbox problem, not a command failure]`
@@ -96,9 +107,13 @@ function hintLine(hint: boolean | string | undefined, standard: string): string[
 
 /**
  * The marker lines of a denied run: the file denial's (facts without `deniedFor` are a file
- * denial) and the network's, each followed by its hint when asked for; none when nothing was denied.
+ * denial) and the network's, each followed by its hint when asked for; for a run that did not fail,
+ * the writes the sandbox refused all the same; none when nothing was refused.
  */
 export function denialLines(facts: ShellSandboxInfo | undefined, options: RenderOptions = {}): string[] {
+  // A run that did not fail can still have lost writes: said with the paths, and the same hint.
+  if (facts?.denied !== true && (facts?.refusedPaths?.length ?? 0) > 0)
+    return [refusalMarker(facts!.mode, facts!.refusedPaths!), ...hintLine(options.escalationHint, ESCALATION_HINT)]
   if (facts?.denied !== true) return []
   const lines: string[] = []
   if (facts.deniedFor === undefined || facts.deniedFor.includes('files'))

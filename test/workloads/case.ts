@@ -40,6 +40,13 @@ export type Expected =
       orNoClaimViaCli?: true
     }
   /**
+   * A write the policy refuses that the command does not fail on: the unconfined run exits 0 (the
+   * control), the confined one exits 0 too, claims no denial and names `path` among its
+   * `refusedPaths`; the write did not happen; the line names the remedy `remedy`, and rerunning
+   * with it refuses nothing and has the unconfined run's effects.
+   */
+  | { refused: true; path: string; remedy: string }
+  /**
    * The confined run fails by design (what the backend refuses on purpose, said in `why`) and
    * cordon claims no write denial for it (its remedy would not help).
    */
@@ -61,6 +68,9 @@ export type Tool =
   | 'sqlite3'
   | 'tmux'
   | 'screen'
+  | 'cmake'
+  | 'perl'
+  | 'ssh-keygen'
 
 /** One workload. */
 export interface WorkloadCase {

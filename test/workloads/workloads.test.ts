@@ -88,6 +88,9 @@ const toolChecks: Record<Tool, () => boolean> = {
   sqlite3: () => succeeds(['sqlite3', '-version']),
   tmux: () => succeeds(['tmux', '-V']),
   screen: () => succeeds(['sh', '-c', 'command -v screen']),
+  cmake: () => succeeds(['cmake', '--version']),
+  perl: () => succeeds(['perl', '-v']),
+  'ssh-keygen': () => succeeds(['sh', '-c', 'command -v ssh-keygen']),
 }
 const tools = new Map<Tool, boolean>()
 
@@ -133,6 +136,7 @@ interface RunJson {
     backend?: string
     denied: boolean
     deniedPaths?: readonly string[]
+    refusedPaths?: readonly string[]
     mode: string
     removedEnv?: readonly string[]
   }
@@ -237,7 +241,7 @@ async function runOnce(c: WorkloadCase, uid: number, name: string, how: How): Pr
 /** A denial target's fingerprint (undefined: absent, or a pattern). */
 function targetFingerprint(c: WorkloadCase, dirs: RunDirs, places: Places): string | undefined {
   const e = c.expected
-  if (e === undefined || e === 'same' || !('denied' in e)) return undefined
+  if (e === undefined || e === 'same' || !('path' in e)) return undefined
   const target = fill(e.path, dirs, places)
   return target.includes('*') ? undefined : fingerprint(target)
 }
@@ -277,7 +281,8 @@ function control(c: WorkloadCase, uid: number): Promise<Outcome> {
   return controls.get(key)!
 }
 
-const kindOf = (e: Expected) => (e === 'same' ? 'same' : 'denied' in e ? 'denied' : 'fails')
+const kindOf = (e: Expected) =>
+  e === 'same' ? 'same' : 'denied' in e ? 'denied' : 'refused' in e ? 'refused' : 'fails'
 
 /** The variants of a case: via the CLI on every chain as root (and the default chain as uid 65534), via the executor as root. */
 function variantsOf(c: WorkloadCase): Array<{ via: Via; chain: Chain; uid: number }> {
@@ -443,6 +448,8 @@ async function check(
         )
     }
     if (result.sandbox?.denied) problems.push(`claims a denial of ${result.sandbox.deniedPaths?.join(', ')}`)
+    if (result.sandbox?.refusedPaths?.length)
+      problems.push(`claims refused writes of ${result.sandbox.refusedPaths.join(', ')} (it ran the same)`)
     if (run.effects !== base.effects)
       problems.push(`effects differ: got ${JSON.stringify(run.effects)}, unconfined ${JSON.stringify(base.effects)}`)
     return problems
@@ -458,20 +465,26 @@ async function check(
     return problems
   }
 
-  // A denial: the confined run fails, names exactly the refused path, and did not write it.
+  // A denial (a refusal, when the command exits 0 all the same): it names exactly the refused path, and did not write it.
+  const refusal = 'refused' in expected
+  const field = refusal ? 'refusedPaths' : 'deniedPaths'
   const wantPath = fill(expected.path, run.dirs, run.places)
-  const denied = result.sandbox?.denied === true
-  const paths = result.sandbox?.deniedPaths ?? []
-  const noClaimAllowed = expected.orNoClaimViaCli === true && via === 'cli'
-  if (result.exitCode === 0) problems.push('the confined run succeeded: nothing was denied')
+  const denied = refusal
+    ? result.sandbox?.denied !== true && (result.sandbox?.refusedPaths?.length ?? 0) > 0
+    : result.sandbox?.denied === true
+  const paths = result.sandbox?.[field] ?? []
+  const noClaimAllowed = 'orNoClaimViaCli' in expected && expected.orNoClaimViaCli === true && via === 'cli'
+  if (refusal && (result.exitCode !== 0 || result.sandbox?.denied))
+    problems.push(`exit ${result.exitCode}, denied ${result.sandbox?.denied}: expected exit 0 and no denial claimed`)
+  if (!refusal && result.exitCode === 0) problems.push('the confined run succeeded: nothing was denied')
   if (!denied && !noClaimAllowed)
     problems.push(
-      `not reported as denied (stderr: ${JSON.stringify(result.stderr.text.trim().slice(-300))}; stdout: ${JSON.stringify(result.stdout.text.trim().slice(-300))})`,
+      `not reported as ${refusal ? 'refused' : 'denied'} (stderr: ${JSON.stringify(result.stderr.text.trim().slice(-300))}; stdout: ${JSON.stringify(result.stdout.text.trim().slice(-300))})`,
     )
   const wrong = paths.filter((p) => !pathMatches(wantPath, p))
   if (denied && !paths.some((p) => pathMatches(wantPath, p)))
-    problems.push(`deniedPaths ${JSON.stringify(paths)} do not name ${wantPath}`)
-  else if (wrong.length > 0) problems.push(`deniedPaths name paths that were not refused: ${JSON.stringify(wrong)}`)
+    problems.push(`${field} ${JSON.stringify(paths)} do not name ${wantPath}`)
+  else if (wrong.length > 0) problems.push(`${field} name paths that were not refused: ${JSON.stringify(wrong)}`)
   const after = wantPath.includes('*')
     ? pathsMatching(wantPath).length > 0
       ? 'exists'
@@ -503,7 +516,11 @@ async function check(
     )
     for (const l of again.left) problems.push(`left behind (${whose} remedy run): ${l}`)
     if (again.problem) problems.push(`${whose} remedy run: ${again.problem}`)
-    else if (again.result!.exitCode !== 0 || again.result!.sandbox?.denied)
+    else if (
+      again.result!.exitCode !== 0 ||
+      again.result!.sandbox?.denied ||
+      (refusal && (again.result!.sandbox?.refusedPaths?.length ?? 0) > 0)
+    )
       problems.push(
         `the ${whose} remedy "${remedy}" does not work: exit ${again.result!.exitCode}, denied ${JSON.stringify(again.result!.sandbox?.deniedPaths ?? [])}; stderr ${JSON.stringify(again.result!.stderr.text.trim().slice(-300))}`,
       )

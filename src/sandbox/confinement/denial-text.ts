@@ -13,3 +13,11 @@ export const DENIAL_SIGNATURES: Readonly<Record<string, readonly string[]>> = {
   bubblewrap: ['read-only file system', 'permission denied', 'device or resource busy'],
   seatbelt: ['operation not permitted'],
 }
+
+/** The same refusals' errno codes, as tools print them bare (`npm error code EACCES`). */
+export const DENIAL_CODES: Readonly<Record<string, readonly string[]>> = {
+  landlock: ['EACCES'],
+  [LANDLOCK_VIEW]: ['EACCES', 'EROFS'],
+  bubblewrap: ['EROFS', 'EACCES'],
+  seatbelt: ['EPERM'],
+}

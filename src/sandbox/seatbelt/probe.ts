@@ -4,7 +4,7 @@
  * native addon on macOS). The workspace-write canary must write inside its root and be refused
  * a write beside it, a read of a hidden file, a write into a protected dir and the rename of
  * that dir's parent; the read-only canary must write only its temp dir. The host checks the
- * files and that the refusals read as EPERM's text, which `src/sandbox/facts.ts` classifies as denials.
+ * files and that the refusals read as EPERM's text, which `src/sandbox/denials/classify.ts` classifies as denials.
  *
  * Until a canary has passed on this host the backend is unverified: elsewhere than macOS the
  * probe says so, and says that Seatbelt is macOS-only. It never throws for an unusable backend.

@@ -1,6 +1,6 @@
 // A labelled corpus of real commands run through LocalShellExecutor under the real Landlock
 // backend: each row says whether `sandbox.denied` must hold (dsh-semantics §1.7 as cordon
-// refines it in src/sandbox/facts.ts), which path a denial must name, and — for every row —
+// refines it in src/sandbox/denials/classify.ts), which path a denial must name, and — for every row —
 // that nothing outside the grant was created or changed. The unprivileged rows run the whole
 // executor as uid 65534 (through dist/, so `npx tsc -p tsconfig.build.json` must have run) to
 // tell DAC EACCES apart from a sandbox denial.

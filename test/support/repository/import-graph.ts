@@ -151,7 +151,7 @@ export function layeringViolations(graph: ImportGraph): string[] {
  * the table of backends, the chain's probe, the choice, the verdicts).
  */
 export const SANDBOX_TIERS = {
-  mechanism: ['confinement', 'network', 'probe', 'ruleset', 'seccomp', 'view'],
+  mechanism: ['confinement', 'denials', 'network', 'probe', 'ruleset', 'seccomp', 'view'],
   backend: ['landlock', 'bubblewrap', 'seatbelt'],
 } as const
 

@@ -220,7 +220,13 @@ export function denialLineOf(stderr: string): { paths: string; remedy: string } 
     /^cordon: sandbox denied a write to (.*) under \S+ mode; to allow it: (.*?)(?: \(or --mode danger-full-access\))?$/m.exec(
       stderr,
     )
-  return m ? { paths: m[1]!, remedy: m[2]! } : undefined
+  if (m) return { paths: m[1]!, remedy: m[2]! }
+  // A path no writable root can reach: the mode the line names is the way out.
+  const none =
+    /^cordon: sandbox denied a write to (.*) under \S+ mode; no writable root can allow .*, or use (--mode danger-full-access)\)$/m.exec(
+      stderr,
+    )
+  return none ? { paths: none[1]!, remedy: none[2]! } : undefined
 }
 
 /** Words of a POSIX-shell-quoted flag string (bare words and '…' quoting, as the CLI prints them). */

@@ -126,6 +126,43 @@ describe('denialLine', () => {
   })
 })
 
+describe('denialLine for a run that did not fail on a refused write', () => {
+  const policy = { mode: 'workspace-write' as const, workspaceRoot: '/work/project' }
+
+  it('says what was refused, the flag that allows it, and that the command went on without it', () => {
+    const dir = fs.realpathSync(scratchDir('cordon-refused'))
+    const lost = result({
+      exitCode: 0,
+      sandbox: { mode: 'workspace-write', denied: false, refusedPaths: [`${dir}/config`] },
+    })
+    expect(denialLine(lost, policy)?.split('\n')).toEqual([
+      `cordon: sandbox denied a write to ${dir}/config under workspace-write mode; to allow it: --mode workspace-write --writable ${shellQuote(dir)} (or --mode danger-full-access)`,
+      'cordon: the command exited 0 all the same, without that write',
+    ])
+    expect(
+      denialLine(result({ exitCode: 0, sandbox: { mode: 'read-only', denied: false, refusedPaths: [] } }), policy),
+    ).toBeUndefined()
+  })
+
+  it('a write at a hidden place needs its entry shown as well', () => {
+    const home = fs.realpathSync(scratchDir('cordon-home'))
+    fs.mkdirSync(`${home}/.ssh`)
+    const saved = process.env.HOME
+    process.env.HOME = home
+    try {
+      const line = denialLine(
+        result({ exitCode: 1, sandbox: { mode: 'workspace-write', denied: true, deniedPaths: [`${home}/.ssh/k`] } }),
+        policy,
+      )
+      expect(line).toContain(
+        `to allow it: --mode workspace-write --show ssh-keys --writable ${shellQuote(`${home}/.ssh`)} (`,
+      )
+    } finally {
+      process.env.HOME = saved
+    }
+  })
+})
+
 describe('denialLine under a network allow-list', () => {
   const policy = { mode: 'read-only' as const, workspaceRoot: '/work/project', network: { allow: ['a.example'] } }
   type Refused = {

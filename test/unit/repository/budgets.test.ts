@@ -53,7 +53,6 @@ const LANDED: Readonly<Record<keyof Allowances | 'functionLines' | 'cognitiveCom
     'src/policy/resolve.ts',
     'src/sandbox/bubblewrap/argv.ts',
     'src/sandbox/landlock/account.ts',
-    'src/sandbox/facts.ts',
     'src/sandbox/bubblewrap/probe.ts',
     'src/sandbox/landlock/probe.ts',
     'src/sandbox/view/protected-paths.ts',

@@ -97,7 +97,18 @@ describe('runVerdict', () => {
       enforcement: 'full',
       deniedPaths: [path.join(outside, 'x')],
       deniedFor: ['files'],
+      refusedPaths: [path.join(outside, 'x')],
+      refusalSource: 'messages',
     })
+  })
+
+  it('a run that exits 0 is not denied, yet says what the sandbox refused and where that came from', () => {
+    const lost = `error: could not write config file ${outside}/config: Permission denied\n`
+    const verdict = runVerdict(plan, { exitCode: 0, stderr: lost, cwd: root })
+    expect(verdict).toMatchObject({ denied: false, refusedPaths: [path.join(outside, 'config')] })
+    expect(verdict.refusalSource).toBe('messages')
+    expect(verdict.deniedPaths).toBeUndefined()
+    expect(verdict.deniedFor).toBeUndefined()
   })
 
   it('a failed run the proxy refused is denied for the network; a run that passed is not, but keeps the facts', () => {

@@ -9,6 +9,7 @@ import {
   denialMarker,
   networkDenialMarker,
   endsInExitMarker,
+  refusalMarker,
   parseExitStatus,
   renderResult,
   runnerFailureMarker,
@@ -188,6 +189,24 @@ describe('renderResult under a network allow-list', () => {
       denialMarker('read-only'),
       ESCALATION_HINT,
     ])
+  })
+
+  it('a run that did not fail says the writes the sandbox refused all the same, escaped, at most five', () => {
+    const refused = ['/w/.git/config', '/etc/a\x1b[2J']
+    const clean = result({ exitCode: 0, sandbox: { mode: 'workspace-write', denied: false, refusedPaths: refused } })
+    const text = renderResult(clean, { escalationHint: true })
+    expect(text).toBe(`(no output)\n${refusalMarker('workspace-write', refused)}\n${ESCALATION_HINT}`)
+    expect(text).toContain(
+      'though the command did not fail on them (they did not happen): /w/.git/config, /etc/a\\x1b[2J]',
+    )
+    expect(holdsRawControl(text)).toBe(false)
+    expect(parseExitStatus(text).exitCode).toBe(0)
+    const many = refusalMarker(
+      'read-only',
+      Array.from({ length: 7 }, (_, i) => `/p${i}`),
+    )
+    expect(many).toMatch(/\/p4, and 2 more\]$/)
+    expect(denialLines({ mode: 'read-only', denied: false })).toEqual([])
   })
 })
 

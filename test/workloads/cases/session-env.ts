@@ -53,8 +53,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
   {
     name: 'tmux-server-socket',
     about: 'a tmux server needs no pty: its socket goes in the session runtime dir (TMUX_TMPDIR), not the host /tmp',
-    command:
-      `tmux -L wlsrv -f /dev/null start-server \\; set -g exit-empty off && tmux -L wlsrv ls && tmux -L wlsrv kill-server && echo "server gone" && ${dropSocket('wlsrv')}`,
+    command: `tmux -L wlsrv -f /dev/null start-server \\; set -g exit-empty off && tmux -L wlsrv ls && tmux -L wlsrv kill-server && echo "server gone" && ${dropSocket('wlsrv')}`,
     mode: 'read-only',
     nobody: 'also',
     needs: ['tmux'],
@@ -62,8 +61,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
   {
     name: 'tmux-detached-session',
     about: 'tmux starts a detached session on a private pty, lists it and ends it',
-    command:
-      `tmux -L wlses -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlses ls -F '#{session_name}' && tmux -L wlses kill-server && ${dropSocket('wlses')}`,
+    command: `tmux -L wlses -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlses ls -F '#{session_name}' && tmux -L wlses kill-server && ${dropSocket('wlses')}`,
     mode: 'read-only',
     on: { landlock: { fails: noPty } },
     nobody: 'also',
@@ -72,8 +70,7 @@ export const SESSION_ENV: readonly WorkloadCase[] = [
   {
     name: 'tmux-detached-session-write',
     about: 'the same under workspace-write',
-    command:
-      `tmux -L wlsew -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlsew ls -F '#{session_name}' && tmux -L wlsew kill-server && ${dropSocket('wlsew')}`,
+    command: `tmux -L wlsew -f /dev/null new-session -d -s wl 'sleep 60' && tmux -L wlsew ls -F '#{session_name}' && tmux -L wlsew kill-server && ${dropSocket('wlsew')}`,
     mode: 'workspace-write',
     on: { landlock: { fails: noPty } },
     needs: ['tmux'],

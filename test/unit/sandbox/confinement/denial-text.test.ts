@@ -4,7 +4,7 @@
 import os from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { ALL_SANDBOX_BACKENDS } from '../../../../src/policy/backends.js'
-import { DENIAL_SIGNATURES, LANDLOCK_VIEW } from '../../../../src/sandbox/confinement/denial-text.js'
+import { DENIAL_CODES, DENIAL_SIGNATURES, LANDLOCK_VIEW } from '../../../../src/sandbox/confinement/denial-text.js'
 
 /** The text a failed call prints for `errno` on Linux, lower case (as bash and coreutils print it). */
 const LINUX_TEXT: Record<string, string> = {
@@ -29,5 +29,15 @@ describe('DENIAL_SIGNATURES', () => {
 
   it('names errnos this host knows', () => {
     for (const name of Object.keys(LINUX_TEXT)) expect(os.constants.errno).toHaveProperty(name)
+  })
+})
+
+describe('DENIAL_CODES', () => {
+  it("is each backend's refusal errnos by name, one for each of its texts but the busy mount point", () => {
+    expect(Object.keys(DENIAL_CODES).sort()).toEqual([...ALL_SANDBOX_BACKENDS, LANDLOCK_VIEW].sort())
+    for (const [backend, codes] of Object.entries(DENIAL_CODES)) {
+      const texts = codes.map((c) => LINUX_TEXT[c])
+      expect(DENIAL_SIGNATURES[backend]?.filter((t) => t !== LINUX_TEXT.EBUSY)).toEqual(texts)
+    }
   })
 })
