@@ -28,7 +28,7 @@ const PROC_NET =
 function networkVerdict(facts: BackendFacts, policy: AccountPolicy): ClassVerdict {
   if (!cutsNetwork(policy.network))
     return no(
-      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock) included; Landlock has no connect right for unix sockets',
+      'network: inherit: the host network stays reachable, host TCP/UDP services and pathname unix sockets (ssh-agent, docker.sock, a host tmux server that runs what a client asks) included; Landlock has no connect right for unix sockets',
     )
   if (!facts.seccomp) return no('seccomp filters do not load: non-TCP sockets are ungoverned')
   if (allowListOf(policy.network) && !facts.namespaces.net)

@@ -3,10 +3,11 @@
  *
  * 1. Agent and control sockets, by name: handles through which a command can USE a credential or
  *    drive an unconfined program without seeing a secret (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`, the
- *    keyring, Kerberos, askpass helpers, VS Code's and Neovim's remote-control sockets, WSL
- *    interop). Names whose socket lies at a well-known path anyway (`DBUS_SESSION_BUS_ADDRESS`,
- *    `XDG_RUNTIME_DIR`, `DISPLAY`, `TMUX`) stay: dropping them would break tools and protect
- *    nothing; the sandbox's socket rules are the control for those.
+ *    keyring, Kerberos, askpass helpers, VS Code's, Neovim's and the host tmux server's
+ *    remote-control sockets, WSL interop: a confined `tmux new-window CMD` under `$TMUX` runs CMD
+ *    outside). Names whose socket lies at a well-known path anyway (`DBUS_SESSION_BUS_ADDRESS`,
+ *    `XDG_RUNTIME_DIR`, `DISPLAY`) stay: dropping them would break tools and protect nothing; the
+ *    sandbox's socket rules are the control for those.
  * 2. Credential names, by whole name TOKEN: the name is split at `_` (and any other non-alphanumeric
  *    character) and at camel-case boundaries, so `MYSQL_PWD`, `apiKey` and `CI_JOB_JWT_V2` match while
  *    `MONKEY`, `KEYMAP`, `PASSAGE`, `TOX_TESTENV_PASSENV`, `GIT_AUTHOR_NAME` and
@@ -65,6 +66,8 @@ export const AGENT_SOCKET_NAMES: ReadonlySet<string> = new Set([
   'WEZTERM_UNIX_SOCKET',
   'ALACRITTY_SOCKET',
   'WSL_INTEROP',
+  'TMUX',
+  'TMUX_PANE',
 ])
 const AGENT_SOCKET_MATCH: CredentialMatch = Object.freeze({ rule: 'agent-socket', detail: 'agent or control socket' })
 

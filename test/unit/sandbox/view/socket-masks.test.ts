@@ -31,6 +31,18 @@ describe('socketMasksFor', () => {
     expect(relative).not.toContain(agent)
   })
 
+  it("masks every tmux server dir under $TMUX_TMPDIR and /tmp, and $TMUX's socket dir", () => {
+    const tmuxTmp = path.join(root, 'tmux-tmp')
+    fs.mkdirSync(path.join(tmuxTmp, 'tmux-1000'), { recursive: true })
+    fs.mkdirSync(path.join(tmuxTmp, 'tmux-x'), { recursive: true })
+    const elsewhere = path.join(root, 'elsewhere')
+    fs.mkdirSync(elsewhere, { recursive: true })
+    const { masks } = socketMasksFor([], { TMUX_TMPDIR: tmuxTmp, TMUX: `${path.join(elsewhere, 'default')},1234,0` })
+    expect(masks).toEqual(expect.arrayContaining([path.join(tmuxTmp, 'tmux-1000'), elsewhere]))
+    expect(masks).not.toContain(path.join(tmuxTmp, 'tmux-x'))
+    expect(socketMasksFor([], { TMUX: 'default,1,0' }).masks).not.toContain(fs.realpathSync(process.cwd()))
+  })
+
   it('folds a mask inside another into it', () => {
     const { masks } = socketMasksFor([], { XDG_RUNTIME_DIR: runtime, SSH_AUTH_SOCK: path.join(runtime, 'inner', 's') })
     expect(masks).toContain(runtime)
