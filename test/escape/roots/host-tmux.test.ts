@@ -46,9 +46,9 @@ const CASES = [
 ] as const
 
 describe.each(CASES)('a host tmux server under $backend, network $network', ({ backend, network }) => {
-  it.each([false, true])(
-    'is out of reach (through $TMUX: %s), and reachable unconfined',
-    async (viaEnv, ctx) => {
+  it.for([{ viaEnv: false }, { viaEnv: true }])(
+    'is out of reach (through $TMUX: $viaEnv), and reachable unconfined',
+    async ({ viaEnv }, ctx) => {
       const gate = gateFor(status[backend])
       if (gate === 'skip') ctx.skip(`${backend} is not usable on this host`)
       if (gate === 'fail') throw new Error(`${backend} is required (CORDON_REQUIRE_BACKENDS) but not usable`)
