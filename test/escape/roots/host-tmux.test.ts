@@ -48,6 +48,7 @@ const CASES = [
 describe.each(CASES)('a host tmux server under $backend, network $network', ({ backend, network }) => {
   it.for([{ viaEnv: false }, { viaEnv: true }])(
     'is out of reach (through $TMUX: $viaEnv), and reachable unconfined',
+    { timeout: 60_000 },
     async ({ viaEnv }, ctx) => {
       const gate = gateFor(status[backend])
       if (gate === 'skip') ctx.skip(`${backend} is not usable on this host`)
@@ -73,6 +74,5 @@ describe.each(CASES)('a host tmux server under $backend, network $network', ({ b
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(fs.existsSync(controlMark)).toBe(true)
     },
-    60_000,
   )
 })
