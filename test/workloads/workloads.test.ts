@@ -259,10 +259,11 @@ function parseResult(exited: Exited): { result?: RunJson; problem?: string } {
   }
 }
 
-/** The `cordon run` flags of a case under a chain (without --json); `mode`: --mode, or a remedy's flags. */
-function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, mode: string[] = ['--mode', c.mode]): string[] {
+/** The `cordon run` flags of a case under a chain (without --json); `remedy`: flags a person adds last (the last of a flag wins). */
+function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, remedy: string[] = []): string[] {
   return [
-    ...mode,
+    '--mode',
+    c.mode,
     ...(c.network ? ['--network', c.network] : []),
     ...(chain === 'default' ? [] : ['--backend', chain]),
     ...(c.flags ?? []),
@@ -270,6 +271,7 @@ function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, mode: string[] = 
     '90000',
     // The root is the cwd unless the case runs in a subdir.
     ...(c.cwd ? ['--root', dirs.root] : []),
+    ...remedy,
   ]
 }
 
@@ -400,8 +402,8 @@ async function check(
   row: { ran: string; expected: string },
 ): Promise<string[]> {
   const problems: string[] = []
-  const confined = (json: boolean, mode?: (d: RunDirs) => string[]): How => {
-    const flags: Flags = (d) => flagsOf(c, chain, d, mode?.(d))
+  const confined = (json: boolean, remedy?: (d: RunDirs) => string[]): How => {
+    const flags: Flags = (d) => flagsOf(c, chain, d, remedy?.(d))
     return via === 'executor' ? { kind: 'executor', flags } : { kind: 'cli', json, flags }
   }
   const base = await control(c, uid)
