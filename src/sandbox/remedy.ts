@@ -142,7 +142,10 @@ function protectionsMet(
   let entries: Array<{ path: string; origin: string }>
   try {
     const set = protectedSetFor(wider, grantsFor(wider))
-    entries = [...set.paths, ...(set.mustNotAppear ?? []).map((p) => ({ path: p, origin: 'default' }))]
+    // A missing path that must not appear keeps no origin: the policy's own are told by name.
+    const named = (policy.protectedPaths ?? []).map((p) => path.resolve(policy.workspaceRoot, p))
+    const originOf = (p: string) => (named.some((n) => isWithin(p, n)) ? 'policy' : 'default')
+    entries = [...set.paths, ...(set.mustNotAppear ?? []).map((p) => ({ path: p, origin: originOf(p) }))]
   } catch {
     return { unprotect: [], byPolicy: [], unreachable: [] }
   }

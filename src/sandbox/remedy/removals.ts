@@ -24,7 +24,7 @@ export interface Removal {
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
 
 /** Words that run the next word as the command (with their own options before it). */
-const WRAPPERS = new Set(['sudo', 'command', 'exec', 'time', 'nice', 'nohup', 'env', 'builtin'])
+const WRAPPERS = new Set(['sudo', 'command', 'exec', 'time', 'nice', 'nohup', 'env', 'builtin', 'npx', 'xargs'])
 
 /** A literal `rmtree('p')` / `rm('p', { recursive: true })` / `rmSync(…)` in program text (Python, Node). */
 const LIBRARY_CALLS = [
