@@ -175,7 +175,10 @@ function trees(operands: readonly ShellWord[], known: Resolver): Removal[] {
   return out
 }
 
-/** `find START… EXPR -delete`: each start point goes too, unless `-mindepth` keeps it. */
+/** find's options that select nothing: an expression of only these (and -delete) deletes every start point too. */
+const FIND_NO_TEST = /^-(?:delete|depth|d|mount|xdev|ignore_readdir_race|noleaf|maxdepth|\d+)$/
+
+/** `find START… EXPR -delete`: each start point goes too when nothing in EXPR could spare it, else only what is below it. */
 function findDeletes(args: readonly ShellWord[], known: Resolver): Removal[] {
   const texts = args.map((w) => w.text)
   if (!texts.includes('-delete')) return []
@@ -183,12 +186,12 @@ function findDeletes(args: readonly ShellWord[], known: Resolver): Removal[] {
   while (i < args.length && /^-[HLP]$|^-[OD]/.test(texts[i]!)) i++
   const starts: ShellWord[] = []
   for (; i < args.length && !/^[-(!,]/.test(texts[i]!); i++) starts.push(args[i]!)
-  const depth = texts.indexOf('-mindepth')
-  const keepsStart = depth >= 0 && Number(texts[depth + 1]) >= 1
+  // `-maxdepth N` takes a number; any other word of the expression is a test that may spare a start point.
+  const whole = texts.slice(i).every((t) => FIND_NO_TEST.test(t) || /^\d+$/.test(t))
   const points = starts.length > 0 ? starts : [{ text: '.', quoted: false, expands: false }]
   return points.flatMap((w) => {
     const p = known(w)
-    return p === undefined ? [] : [{ path: p, kind: keepsStart ? ('contents' as const) : ('tree' as const) }]
+    return p === undefined ? [] : [{ path: p, kind: whole ? ('tree' as const) : ('contents' as const) }]
   })
 }
 

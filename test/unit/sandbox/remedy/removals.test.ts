@@ -30,10 +30,11 @@ describe('removalsIn', () => {
     expect(of('mv -t dest /w/out/a')).toEqual([tree('/w/out/a')])
   })
 
-  it('find START… -delete: the start points as trees, or emptied with -mindepth 1; without -delete none', () => {
-    expect(of('find /w/out/c /w/out/d -name "*.o" -delete')).toEqual([tree('/w/out/c'), tree('/w/out/d')])
+  it('find START… -delete: the start points as trees when nothing could spare them, else emptied; without -delete none', () => {
+    expect(of('find /w/out/c /w/out/d -delete')).toEqual([tree('/w/out/c'), tree('/w/out/d')])
+    expect(of('find . -depth -maxdepth 3 -delete')).toEqual([tree('/w/root')])
+    expect(of('find /w/out/c -name "*.o" -delete')).toEqual([contents('/w/out/c')])
     expect(of('find -L /w/out/c -mindepth 1 -delete')).toEqual([contents('/w/out/c')])
-    expect(of('find . -delete')).toEqual([tree('/w/root')])
     expect(of('find /w/out -name x -print')).toEqual([])
   })
 
