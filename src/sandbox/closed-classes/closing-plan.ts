@@ -1,6 +1,6 @@
 /**
  * The classes of operations a plan closes whole, read from the plan itself (what the run really
- * got, not a backend's name): no /dev/shm in its view (Landlock closes /dev; bubblewrap binds the
+ * got, not a backend's name): no /dev/shm of its own (Landlock closes /dev; bubblewrap binds the
  * session's own dir there), no /dev/pts of its own (Landlock cannot grant the host's without
  * reopening every other terminal), and under a cut network a seccomp program that refuses
  * socket(AF_UNIX) — every socket() when no private network namespace holds the rest. Seatbelt's
@@ -37,7 +37,7 @@ export function closedBy(plan: ClosingPlan): Closing[] {
   if (plan.mounts?.shm === undefined)
     out.push({
       class: 'shared-memory',
-      why: `/dev/shm is closed under ${plan.backend} (no private one without a mount namespace)`,
+      why: `/dev/shm is closed under ${plan.backend} (the host's is shared, and no private one is mounted)`,
       remedy: CLOSED_CLASS_REMEDIES['shared-memory'],
     })
   if (input.privateDevpts !== true)

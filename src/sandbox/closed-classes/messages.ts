@@ -14,16 +14,25 @@ export interface ClassMessage {
   says: string
 }
 
-const DENIED = /(?:permission denied|EACCES|\[Errno 13\])/i
+/** A refusal as Landlock (EACCES) or a read-only view of the host (EROFS) words it. */
+const DENIED = /(?:permission denied|EACCES|\[Errno 13\]|read-only file system|EROFS|\[Errno 30\])/i
 
 /** The messages of each class, most specific first. */
 export const CLASS_MESSAGES: Readonly<Record<ClosedClass, readonly ClassMessage[]>> = {
   'shared-memory': [
     { all: [/\bSemLock\b/, DENIED], says: "Python multiprocessing's semaphore (sem_open in /dev/shm) was refused" },
-    { all: [/\bSharedMemory\b/, /Permission denied: '\/psm_/], says: "Python's shared_memory (shm_open) was refused" },
-    { all: [/\b(?:sem|shm)_open\b[^\n]*(?:permission denied|EACCES)/i], says: 'sem_open or shm_open was refused' },
     {
-      all: [/\/dev\/shm\b[^\n]*(?:permission denied|EACCES)|(?:permission denied|EACCES)[^\n]*\/dev\/shm\b/i],
+      all: [/\bSharedMemory\b/, /(?:Permission denied|Read-only file system): '\/psm_/],
+      says: "Python's shared_memory (shm_open) was refused",
+    },
+    {
+      all: [/\b(?:sem|shm)_open\b[^\n]*(?:permission denied|EACCES|read-only file system|EROFS)/i],
+      says: 'sem_open or shm_open was refused',
+    },
+    {
+      all: [
+        /\/dev\/shm\b[^\n]*(?:permission denied|EACCES|read-only file system|EROFS)|(?:permission denied|EACCES|read-only file system|EROFS)[^\n]*\/dev\/shm\b/i,
+      ],
       says: 'a file in /dev/shm was refused',
     },
   ],

@@ -44,7 +44,7 @@ describe('closedBy', () => {
 
   it('says why in words naming the backend', () => {
     expect(closedBy(landlock('inherit'))[0]?.why).toBe(
-      '/dev/shm is closed under landlock (no private one without a mount namespace)',
+      "/dev/shm is closed under landlock (the host's is shared, and no private one is mounted)",
     )
   })
 })

@@ -25,6 +25,12 @@ PermissionError: [Errno 1] Operation not permitted`
 /** Each message and the class it shows. */
 const LABELLED: ReadonlyArray<[ClosedClass, string]> = [
   ['shared-memory', SEMLOCK],
+  // Under Landlock's read-only view of the host (a mount namespace), /dev/shm refuses with EROFS.
+  [
+    'shared-memory',
+    SEMLOCK.replace('PermissionError: [Errno 13] Permission denied', 'OSError: [Errno 30] Read-only file system'),
+  ],
+  ['shared-memory', "OSError: [Errno 30] Read-only file system: '/psm_9f8e'\n  in SharedMemory.__init__"],
   ['shared-memory', "PermissionError: [Errno 13] Permission denied: '/psm_1a2b3c'\n  in SharedMemory.__init__"],
   ['shared-memory', 'sem_open: Permission denied'],
   ['shared-memory', "Error: EACCES: permission denied, open '/dev/shm/cache.lock'"],
