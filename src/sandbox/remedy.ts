@@ -129,8 +129,9 @@ export function writeRemedy(
 
 /**
  * The protected paths of the widened policy the needs meet: a protected path holding a denied
- * one, or lying inside a removed tree (or inside a denied directory: a rename of `.git` moves the
- * binds below it). Cordon's own package stays protected (unreachable); a path the policy protects
+ * one, or lying inside a tree the command removes or renames (`mv .git x` moves the binds below
+ * it). A write into a dir that holds protected paths (a push into a bare repository) leaves them
+ * protected. Cordon's own package stays protected (unreachable); a path the policy protects
  * itself is named as such.
  */
 function protectionsMet(
@@ -154,8 +155,8 @@ function protectionsMet(
   const byPolicy = new Set<string>()
   const unreachable: string[] = []
   for (const need of needs) {
-    const scope = need.tree ?? need.denied
-    const met = entries.filter((e) => isWithin(need.denied, e.path) || isWithin(e.path, scope))
+    const tree = need.tree
+    const met = entries.filter((e) => isWithin(need.denied, e.path) || (tree !== undefined && isWithin(e.path, tree)))
     if (met.length === 0) continue
     if (met.some((e) => e.origin === 'cordon' || own.some((o) => isWithin(e.path, o)))) {
       unreachable.push(need.denied)
@@ -164,9 +165,9 @@ function protectionsMet(
     for (const e of met.filter((m) => m.origin === 'policy')) byPolicy.add(e.path)
     const others = met.filter((m) => m.origin !== 'policy')
     if (others.length === 0) continue
-    // A removed tree (or a denied dir) as a whole: one flag leaves everything below it writable.
-    const holding = need.tree === undefined ? others.find((e) => isWithin(need.denied, e.path)) : undefined
-    unprotect.add(shownPath(policy, holding?.path ?? scope))
+    // A removed tree as a whole: one flag leaves everything below it writable.
+    const target = tree ?? others.find((e) => isWithin(need.denied, e.path))?.path
+    if (target !== undefined) unprotect.add(shownPath(policy, target))
   }
   return { unprotect: [...unprotect], byPolicy: [...byPolicy], unreachable }
 }

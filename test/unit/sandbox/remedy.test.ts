@@ -126,9 +126,11 @@ describe('writeRemedy at a protected path', () => {
     ])
   })
 
-  it('renaming a dir that holds protected paths (mv .git): that dir', () => {
+  it('renaming a dir that holds protected paths (mv .git): that dir; writing into it: nothing unprotected', () => {
     const r = writeRemedy(inForce, [path.join(checkout, '.git')], removalsIn('mv .git .git-old', checkout))
     expect(r.unprotect).toEqual(['.git'])
+    // A write into the dir (a push into a bare repository) leaves what it holds protected.
+    expect(writeRemedy(inForce, [path.join(checkout, '.git')]).unprotect).toEqual([])
   })
 
   it('under read-only the mode and the protection in one step (workspace-write alone would still refuse it)', () => {
