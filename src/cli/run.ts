@@ -10,9 +10,8 @@ import { INVALID_HOST_PREFIX, moreText, type Refusal, refusalText, shownRefusals
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../policy/defaults.js'
 import { displayLine } from '../policy/display-text.js'
 import type { SandboxExecutionPolicy } from '../policy/vocabulary.js'
-import { isWithin } from '../sandbox/denials/line-paths.js'
 import { hiddenEntriesFor } from '../sandbox/denials/hidden-writes.js'
-import { writeRemedy } from '../sandbox/remedy.js'
+import { removalsIn, writeRemedy } from '../sandbox/remedy.js'
 import { privateSubdir, sweepOldFiles } from '../subprocess/private-dirs/layout.js'
 import { outputFilterFor } from './terminal-filter.js'
 import { LocalSandbox, type LocalSandboxOptions } from '../sandbox/local-sandbox.js'
@@ -48,17 +47,27 @@ export function exitStatusOf(result: ShellRunResult): number {
   return result.exitCode ?? 1
 }
 
+/** The command text of a run and where it ran: what it removes widens its remedy (src/sandbox/remedy/removals.ts). */
+export interface DeniedRun {
+  command: string
+  cwd: string
+}
+
 /**
  * The lines that tell a person what was denied and which flag would allow it: the file denial's
  * one line, and under a network allow-list a line per refused destination.
  */
-export function denialLine(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
+export function denialLine(
+  result: ShellRunResult,
+  policy: SandboxExecutionPolicy,
+  run?: DeniedRun,
+): string | undefined {
   const facts = result.sandbox
-  if (!facts?.denied) return refusalLines(result, policy)
+  if (!facts?.denied) return refusalLines(result, policy, run)
   // Facts without `deniedFor` come from a file denial (the only kind there was before the proxy).
   const forFiles = facts.deniedFor === undefined || facts.deniedFor.includes('files')
   const lines = [
-    ...(forFiles ? [fileDenialLine(facts, policy)] : []),
+    ...(forFiles ? [fileDenialLine(facts, policy, run)] : []),
     ...(facts.deniedFor?.includes('network') ? networkDenialLines(facts.network) : []),
   ]
   return lines.length > 0 ? lines.join('\n') : undefined
@@ -72,10 +81,10 @@ export function removedEnvLine(result: ShellRunResult): string | undefined {
 }
 
 /** A run that did not fail on what the sandbox refused (exit 0): the same line, and that the write is lost. */
-function refusalLines(result: ShellRunResult, policy: SandboxExecutionPolicy): string | undefined {
+function refusalLines(result: ShellRunResult, policy: SandboxExecutionPolicy, run?: DeniedRun): string | undefined {
   const refused = result.sandbox?.refusedPaths ?? []
   if (result.sandbox === undefined || refused.length === 0) return undefined
-  const line = fileDenialLine({ ...result.sandbox, deniedPaths: refused }, policy)
+  const line = fileDenialLine({ ...result.sandbox, deniedPaths: refused }, policy, run)
   const how = result.exitCode === 0 ? 'exited 0' : 'ended'
   return `${line}\ncordon: the command ${how} all the same, without ${refused.length === 1 ? 'that write' : 'those writes'}`
 }
@@ -110,37 +119,59 @@ export function networkDenialLines(network: NetworkFacts | undefined): string[] 
   return lines
 }
 
-/** The one line of a file denial: the paths, the mode, and the flag that allows them. */
-function fileDenialLine(facts: NonNullable<ShellRunResult['sandbox']>, policy: SandboxExecutionPolicy): string {
+/** The one line of a file denial: the paths, the mode, and the flags to add that allow them (never the mode in force). */
+function fileDenialLine(
+  facts: NonNullable<ShellRunResult['sandbox']>,
+  policy: SandboxExecutionPolicy,
+  run: DeniedRun | undefined,
+): string {
   const paths = facts.deniedPaths ?? []
   if (paths.length === 0) {
-    return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); --mode workspace-write allows it if it was inside the workspace root (or --mode danger-full-access)`
+    const flag =
+      facts.mode === 'read-only'
+        ? '--mode workspace-write allows it if it was inside the workspace root'
+        : '--writable DIR allows it if it was in DIR'
+    return `cordon: sandbox denied a write under ${facts.mode} mode (which path is unknown: the command changed directory); ${flag} (or --mode danger-full-access)`
   }
   // The paths come from the command's output: shown escaped, so none can act on the terminal.
   const what = `cordon: sandbox denied a write to ${paths.map((p) => displayLine(p)).join(', ')} under ${facts.mode} mode`
-  // Under workspace-write a refusal inside a writable root is a protected path's.
-  const writable = [policy.workspaceRoot, ...(policy.writableRoots ?? [])]
-  const inside = (p: string) => writable.some((r) => isWithin(p, r))
-  if (facts.mode === 'workspace-write' && paths.every(inside)) {
-    const own = (policy.protectedPaths ?? []).map((p) => (p.startsWith('/') ? p : `${policy.workspaceRoot}/${p}`))
-    const byPolicy = paths.every((p) => own.some((o) => isWithin(p, o)))
-    const flag = byPolicy
-      ? '--mode workspace-write (without those --protect paths)'
-      : '--mode workspace-write --no-default-protected'
-    return `${what}; to allow it: ${flag} (or --mode danger-full-access)\ncordon: it is protected inside the writable root (${byPolicy ? 'by --protect' : 'git hooks and config, and the editor, agent and shell files tools run unasked, are read-only by default: code planted there would run unconfined later'})`
-  }
-  const remedy = writeRemedy(policy, paths)
+  const remedy = writeRemedy(policy, paths, run ? removalsIn(run.command, run.cwd) : [])
   if (remedy.unreachable.length > 0) {
-    return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)`
+    return `${what}; no writable root can allow ${remedy.unreachable.map((p) => displayLine(p)).join(', ')} (a host temp dir, a system dir, the home dir or cordon's own package: write to $TMPDIR, or use --mode danger-full-access)`
   }
   // A write at a hidden place needs its entry shown too (a writable root does not unhide it).
   const shown = hiddenEntriesFor(policy, paths).map((name) => `--show ${name}`)
   const flags = [
-    '--mode workspace-write',
+    ...(remedy.mode ? [`--mode ${remedy.mode}`] : []),
     ...shown,
     ...remedy.writableRoots.map((r) => `--writable ${displayShellWord(r)}`),
+    ...remedy.unprotect.map((p) => `--unprotect ${displayShellWord(p)}`),
   ]
-  return `${what}; to allow it: ${flags.join(' ')} (or --mode danger-full-access)`
+  const byPolicy = remedy.protectedByPolicy.length > 0
+  const allow =
+    flags.length > 0 || byPolicy
+      ? `${[...flags, ...(byPolicy ? ['(without those --protect paths)'] : [])].join(' ')} (or --mode danger-full-access)`
+      : '--mode danger-full-access'
+  const why =
+    remedy.unprotect.length > 0 || byPolicy
+      ? `\ncordon: it is protected inside the writable root (${byPolicy ? 'by --protect' : 'git hooks and config, and the editor, agent and shell files tools run unasked, are read-only by default: code planted there would run unconfined later'})`
+      : ''
+  return `${what}; to allow it: ${allow}${why}`
+}
+
+/** What a person reads after a run: the denial lines, then a line per closed class the run met. */
+export function factLines(result: ShellRunResult, policy: SandboxExecutionPolicy, run?: DeniedRun): string[] {
+  const denial = denialLine(result, policy, run)
+  return [...(denial === undefined ? [] : [denial]), ...closedClassLines(result)]
+}
+
+/** A line per class the backend closes whole that the run met: what it met, and the flags that open it. */
+export function closedClassLines(result: ShellRunResult): string[] {
+  const backend = result.sandbox?.backend ?? 'the sandbox'
+  return (result.sandbox?.closedClasses ?? []).map(
+    (c) =>
+      `cordon: ${backend} closes ${c.class.replaceAll('-', ' ')} whole: ${c.evidence}; to allow it: ${c.remedy} (or --mode danger-full-access)`,
+  )
 }
 
 /** A sandbox stand-in for danger-full-access: the executor never asks it (no probe, no backend). */
@@ -287,8 +318,8 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
           `cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs\n`,
         )
       }
-      const line = denialLine(result, flags.policy)
-      if (line) io.stderr.write(`${line}\n`)
+      for (const line of factLines(result, flags.policy, { command: spec.command, cwd: spec.workdir }))
+        io.stderr.write(`${line}\n`)
       const removed = removedEnvLine(result)
       if (removed) io.stderr.write(`${removed}\n`)
       if (result.timedOut) io.stderr.write(`cordon: timed out after ${result.timeoutMs}ms\n`)

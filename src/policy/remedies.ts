@@ -79,3 +79,17 @@ export const REMEDY_UNTRUSTED_PROGRAM = `cordon runs only programs owned by root
 
 /** Remedy when a network allow-list cannot be enforced: it never falls back to the host's network. */
 export const REMEDY_ALLOW_LIST = `A network allow-list needs a private network namespace whose only way out is cordon's proxy: on Linux, run as root or allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0), keep the native addon built (npm rebuild cordon), or use network "deny"; ${LAST_RESORT}.`
+
+/**
+ * The `cordon run` flags that open each class a backend closes whole (src/sandbox/closed-classes/):
+ * bubblewrap gives each run a /dev/shm and a /dev/pts of its own (Landlock closes /dev), and a cut
+ * network refuses socket(AF_UNIX) (every socket() without a private network namespace).
+ */
+export const CLOSED_CLASS_REMEDIES = Object.freeze({
+  'shared-memory': '--backend bubblewrap',
+  terminals: '--backend bubblewrap',
+  'unix-sockets': '--network inherit',
+  sockets: '--network inherit',
+  /** Under an allow-list, which `--network inherit` cannot be added to. */
+  allowList: 'drop --allow-host and --deny-host (an allow-list cuts unix sockets as --network deny does)',
+} as const)

@@ -14,6 +14,7 @@ import { LANDLOCK_VIEW } from './confinement/denial-text.js'
 import { classifyDenial } from './denials/classify.js'
 import type { ConfinementPlan } from './confinement/plan.js'
 import type { ClosedClassFact } from '../policy/vocabulary.js'
+import { type ClosingPlan, closedClassesMet } from './closed-classes/met.js'
 
 /** The sandbox facts of one run, in the shell seam's shape. */
 export interface RunVerdict {
@@ -55,12 +56,14 @@ export function runnerFailureToError<E>(error: E, mode: SandboxMode): SandboxUna
 }
 
 /** What a run's verdict reads of its plan: every backend's plan (Seatbelt's too) has these. */
-export interface VerdictPlan extends Pick<ConfinementPlan, 'policy' | 'account' | 'writable'> {
+export interface VerdictPlan
+  extends Pick<ConfinementPlan, 'policy' | 'account' | 'writable'>,
+    Pick<ClosingPlan, 'seccomp'> {
   backend: SandboxBackendName
   /** The hidden paths the plan saw (a refusal there is a read's). */
   shield?: { hidden: readonly string[] } | undefined
-  /** bubblewrap: the protected paths bound read-only inside writable roots. */
-  mounts?: { protected: { paths: ReadonlyArray<{ path: string }> } } | undefined
+  /** bubblewrap: the protected paths bound read-only inside writable roots, and the session's /dev/shm. */
+  mounts?: { protected: { paths: ReadonlyArray<{ path: string }> }; shm?: string | undefined } | undefined
   /** Landlock: the writable paths of a read-only view of the host (its denials read EROFS). */
   namespaces?: { view?: readonly string[] | undefined } | undefined
   /** The workspace owner the command ran as, when not the host's user. */
@@ -131,6 +134,8 @@ export function runVerdict(
   if (run.network) verdict.network = run.network
   if (files || network)
     verdict.deniedFor = [...(files ? ['files' as const] : []), ...(network ? ['network' as const] : [])]
+  const closed = closedClassesMet(plan, run)
+  if (closed.length > 0) verdict.closedClasses = closed
   return verdict
 }
 

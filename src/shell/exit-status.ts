@@ -3,7 +3,8 @@
  * `renderResult` writes the bodies and markers, `parseExitStatus` reads the exit marker back.
  *
  * Layout: stdout (+ truncation note), `[stderr]` section (+ note), or `(no output)`; then,
- * each after a newline: the denial markers (+ hints: files, then network), `[timed out after Nms]`, and last the
+ * each after a newline: the denial markers (+ hints: files, then network), a closed-class marker per class
+ * the run met, `[timed out after Nms]`, and last the
  * exit marker (`[killed by signal: SIG]`, else `[exit code: N]` for a nonzero code).
  *
  * Round-trip rule: `parseExitStatus` consumes only a final `\n[killed by signal: X]` or
@@ -14,7 +15,7 @@
 import { displayLine } from '../policy/display-text.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import { moreText, refusalText, shownRefusals } from '../policy/network/refusals.js'
-import type { SandboxMode } from '../policy/vocabulary.js'
+import type { ClosedClassFact, SandboxMode } from '../policy/vocabulary.js'
 import type { CollectedOutput, ShellRunResult, ShellSandboxInfo } from './types.js'
 
 /** The body shown when neither stream produced anything. */
@@ -69,6 +70,11 @@ export function refusalMarker(mode: SandboxMode, paths: readonly string[]): stri
   const shown = paths.slice(0, SHOWN_REFUSALS).map((p) => displayLine(p))
   const more = paths.length > SHOWN_REFUSALS ? `, and ${paths.length - SHOWN_REFUSALS} more` : ''
   return `[sandbox: writes refused under ${mode} mode though the command did not fail on them (they did not happen): ${shown.join(', ')}${more}]`
+}
+
+/** `[sandbox: CLASS is closed whole here — what the run met; the flags that open it]`: the refusal was the sandbox's, not the command's. */
+export function closedClassMarker(c: ClosedClassFact): string {
+  return `[sandbox: ${c.class} is closed whole in this sandbox — ${c.evidence}; ${c.remedy} opens it]`
 }
 
 /** The marker for a background job whose sandbox runner failed before the command ran. */
@@ -130,6 +136,7 @@ const EXIT_LINE = /\n\[exit code: (-?\d+)\]$/
 export function renderResult(result: ShellRunResult, options: RenderOptions = {}): string {
   let text = renderBody(result.stdout, result.stderr)
   for (const line of denialLines(result.sandbox, options)) text += `\n${line}`
+  for (const c of result.sandbox?.closedClasses ?? []) text += `\n${closedClassMarker(c)}`
   if (result.timedOut) text += `\n${timeoutMarker(result.timeoutMs)}`
   return appendExitStatus(text, { exitCode: result.exitCode, signal: result.signal })
 }

@@ -25,8 +25,9 @@ export type Expected =
   /**
    * A write the policy refuses: the unconfined run succeeds (the control), the confined one fails
    * and reports `denied` with `path` among its denied paths (`*` matches within one name); the
-   * refused write did not happen; the denial line names the remedy flags `remedy` (mode
-   * included), and rerunning with them succeeds with the unconfined run's effects.
+   * refused write did not happen; the denial line names the remedy: the flags `remedy` to add to
+   * the case's own (never the mode in force), and rerunning with them added succeeds with the
+   * unconfined run's effects.
    */
   | {
       denied: true
@@ -48,9 +49,11 @@ export type Expected =
   | { refused: true; path: string; remedy: string }
   /**
    * The confined run fails by design (what the backend refuses on purpose, said in `why`) and
-   * cordon claims no write denial for it (its remedy would not help).
+   * cordon claims no write denial for it (its remedy would not help). `closed`: a class the
+   * backend closes whole, which the run must report (`sandbox.closedClasses`, and a line naming
+   * `remedy`); rerunning with `remedy`'s flags added succeeds with the unconfined run's effects.
    */
-  | { fails: string }
+  | { fails: string; closed?: { class: string; remedy: string } }
 
 /** Which output streams a `same` case compares (exit code and effects always). */
 export type Compared = 'stdout' | 'stderr'

@@ -7,6 +7,7 @@ import { EXIT_FACTS } from './cases/exit-facts.js'
 import { DENIALS } from './cases/denials.js'
 import { FIRST_ROUND } from './cases/first-round.js'
 import { READ_ONLY_UNPACK } from './cases/read-only-unpack.js'
+import { REMEDIES } from './cases/remedies.js'
 import { SESSION_ENV } from './cases/session-env.js'
 
 export type { Compared, Expected, Tool, WorkloadCase } from './case.js'
@@ -18,4 +19,5 @@ export const WORKLOADS: readonly WorkloadCase[] = [
   ...READ_ONLY_UNPACK,
   ...SESSION_ENV,
   ...DENIALS,
+  ...REMEDIES,
 ]

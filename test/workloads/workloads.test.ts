@@ -139,6 +139,7 @@ interface RunJson {
     refusedPaths?: readonly string[]
     mode: string
     removedEnv?: readonly string[]
+    closedClasses?: ReadonlyArray<{ class: string; remedy: string }>
   }
 }
 
@@ -238,12 +239,18 @@ async function runOnce(c: WorkloadCase, uid: number, name: string, how: How): Pr
   }
 }
 
-/** A denial target's fingerprint (undefined: absent, or a pattern). */
+/** A denial target's fingerprint (undefined: absent); a pattern's is every match's, by name. */
 function targetFingerprint(c: WorkloadCase, dirs: RunDirs, places: Places): string | undefined {
   const e = c.expected
   if (e === undefined || e === 'same' || !('path' in e)) return undefined
-  const target = fill(e.path, dirs, places)
-  return target.includes('*') ? undefined : fingerprint(target)
+  return patternFingerprint(fill(e.path, dirs, places))
+}
+
+/** `target`'s fingerprint, or for a pattern each match's with its name (undefined: nothing there). */
+function patternFingerprint(target: string): string | undefined {
+  if (!target.includes('*')) return fingerprint(target)
+  const matches = pathsMatching(target).sort()
+  return matches.length === 0 ? undefined : matches.map((p) => `${p} ${fingerprint(p)}`).join('\n')
 }
 
 /** The JSON line `cordon run --json` printed, or why there is none. */
@@ -259,10 +266,11 @@ function parseResult(exited: Exited): { result?: RunJson; problem?: string } {
   }
 }
 
-/** The `cordon run` flags of a case under a chain (without --json); `mode`: --mode, or a remedy's flags. */
-function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, mode: string[] = ['--mode', c.mode]): string[] {
+/** The `cordon run` flags of a case under a chain (without --json); `remedy`: flags a person adds last (the last of a flag wins). */
+function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, remedy: string[] = []): string[] {
   return [
-    ...mode,
+    '--mode',
+    c.mode,
     ...(c.network ? ['--network', c.network] : []),
     ...(chain === 'default' ? [] : ['--backend', chain]),
     ...(c.flags ?? []),
@@ -270,6 +278,7 @@ function flagsOf(c: WorkloadCase, chain: Chain, dirs: RunDirs, mode: string[] = 
     '90000',
     // The root is the cwd unless the case runs in a subdir.
     ...(c.cwd ? ['--root', dirs.root] : []),
+    ...remedy,
   ]
 }
 
@@ -379,7 +388,7 @@ async function checkRemovedEnv(
     c,
     uid,
     label(c, 'k', chain, uid),
-    confined(true, () => ['--mode', c.mode, ...shellWords(want.remedy)]),
+    confined(true, () => shellWords(want.remedy)),
   )
   for (const l of again.left) problems.push(`left behind (remedy run): ${l}`)
   const out = again.result
@@ -400,8 +409,8 @@ async function check(
   row: { ran: string; expected: string },
 ): Promise<string[]> {
   const problems: string[] = []
-  const confined = (json: boolean, mode?: (d: RunDirs) => string[]): How => {
-    const flags: Flags = (d) => flagsOf(c, chain, d, mode?.(d))
+  const confined = (json: boolean, remedy?: (d: RunDirs) => string[]): How => {
+    const flags: Flags = (d) => flagsOf(c, chain, d, remedy?.(d))
     return via === 'executor' ? { kind: 'executor', flags } : { kind: 'cli', json, flags }
   }
   const base = await control(c, uid)
@@ -462,6 +471,18 @@ async function check(
     if (result.exitCode === 0) problems.push(`the confined run succeeded (expected to fail: ${expected.fails})`)
     if (result.sandbox?.denied)
       problems.push(`claims a write denial of ${result.sandbox.deniedPaths?.join(', ')} (it is: ${expected.fails})`)
+    const closed = expected.closed
+    if (closed) {
+      // The text run a person reads ('t'), and the run with the flags followed once ('r').
+      const again = (what: 't' | 'r') =>
+        runOnce(
+          c,
+          uid,
+          label(c, what, chain, uid),
+          confined(what === 'r', what === 'r' ? () => shellWords(closed.remedy) : undefined),
+        )
+      problems.push(...(await closedProblems(closed, result, base, again)))
+    }
     return problems
   }
 
@@ -485,11 +506,7 @@ async function check(
   if (denied && !paths.some((p) => pathMatches(wantPath, p)))
     problems.push(`${field} ${JSON.stringify(paths)} do not name ${wantPath}`)
   else if (wrong.length > 0) problems.push(`${field} name paths that were not refused: ${JSON.stringify(wrong)}`)
-  const after = wantPath.includes('*')
-    ? pathsMatching(wantPath).length > 0
-      ? 'exists'
-      : undefined
-    : fingerprint(wantPath)
+  const after = patternFingerprint(wantPath)
   if (after !== run.before) problems.push(`the refused write happened: ${wantPath} changed`)
 
   // The line a person reads (the CLI's text run; the executor's result gives it directly).
@@ -529,5 +546,50 @@ async function check(
         `effects after the ${whose} remedy differ: got ${JSON.stringify(again.effects)}, unconfined ${JSON.stringify(base.effects)}`,
       )
   }
+  return problems
+}
+
+/**
+ * A closed class the run must report: the fact with its flags, the line a person reads, and the
+ * flags followed once: the rerun succeeds with the unconfined run's effects.
+ */
+async function closedProblems(
+  want: { class: string; remedy: string },
+  result: RunJson,
+  base: Outcome,
+  again: (what: 't' | 'r') => Promise<Outcome>,
+): Promise<string[]> {
+  const problems: string[] = []
+  const fact = result.sandbox?.closedClasses?.find((f) => f.class === want.class)
+  if (!fact) {
+    problems.push(
+      `no closed class ${want.class} reported (closedClasses: ${JSON.stringify(result.sandbox?.closedClasses ?? [])}; stderr ${JSON.stringify(result.stderr.text.trim().slice(-300))})`,
+    )
+    return problems
+  }
+  if (fact.remedy !== want.remedy)
+    problems.push(`closed ${want.class}: remedy "${fact.remedy}", expected "${want.remedy}"`)
+  const text = await again('t')
+  for (const l of text.left) problems.push(`left behind (text run): ${l}`)
+  const line = new RegExp(
+    `^cordon: \\S+ closes ${want.class.replaceAll('-', ' ')} whole: .*; to allow it: (.*) \\(or --mode danger-full-access\\)$`,
+    'm',
+  ).exec(text.exited?.stderr ?? '')
+  if (!line)
+    problems.push(
+      `no closed-class line for ${want.class} (stderr: ${JSON.stringify(text.exited?.stderr.trim().slice(-300))})`,
+    )
+  else if (line[1] !== want.remedy) problems.push(`closed-class line names "${line[1]}", expected "${want.remedy}"`)
+  const rerun = await again('r')
+  for (const l of rerun.left) problems.push(`left behind (remedy run): ${l}`)
+  if (rerun.problem) problems.push(`remedy run: ${rerun.problem}`)
+  else if (rerun.result!.exitCode !== 0 || rerun.result!.sandbox?.denied || rerun.result!.sandbox?.closedClasses)
+    problems.push(
+      `the remedy "${want.remedy}" does not work: exit ${rerun.result!.exitCode}, closed ${JSON.stringify(rerun.result!.sandbox?.closedClasses ?? [])}; stderr ${JSON.stringify(rerun.result!.stderr.text.trim().slice(-300))}`,
+    )
+  else if (rerun.effects !== base.effects)
+    problems.push(
+      `effects after the remedy differ: got ${JSON.stringify(rerun.effects)}, unconfined ${JSON.stringify(base.effects)}`,
+    )
   return problems
 }

@@ -156,6 +156,12 @@ function packagePlaces(packageRoot: string, candidates: ProtectedPath[], mustNot
   mustNotAppear.push(...deps.before)
 }
 
+/** The cordon package, its dependencies and where Node looks for them first: what a remedy never offers to unprotect. */
+export function ownPackagePlaces(packageRoot: string = PACKAGE_ROOT): string[] {
+  const deps = dependencyPlaces(packageRoot)
+  return [packageRoot, ...deps.found, ...deps.before]
+}
+
 /** The protected paths of `policy` that lie inside its writable roots (root, extras). */
 export function protectedSetFor(
   policy: SandboxPolicy,

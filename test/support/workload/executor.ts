@@ -36,7 +36,7 @@ export async function runThroughExecutor(
   try {
     const spec = executor.resolve({ command, sandboxPolicy: parsed.policy, env, timeoutMs: 90_000, stdin })
     const result = await executor.run(spec)
-    return { result, denial: denialLine(result, parsed.policy) }
+    return { result, denial: denialLine(result, parsed.policy, { command, cwd }) }
   } finally {
     await executor.dispose()
     await sandbox.dispose()

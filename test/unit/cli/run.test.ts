@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { denialLine, exitStatusOf, removedEnvLine } from '../../../src/cli/run.js'
+import { denialLine, exitStatusOf, factLines, removedEnvLine } from '../../../src/cli/run.js'
 import { shellQuote } from '../../../src/cli/shell-quote.js'
 import { terminalExitStatus } from '../../../src/cli/shell.js'
 import { EXIT_CORDON_FAILED, EXIT_TIMED_OUT } from '../../../src/cli/usage-error.js'
@@ -99,14 +99,18 @@ describe('denialLine', () => {
   it('outside the root: the nearest existing directory once, shell-quoted, as --writable', () => {
     const dir = fs.realpathSync(scratchDir("cordon-it's here"))
     fs.mkdirSync(path.join(dir, 'out'))
-    expect(denialLine(denied([`${dir}/out/a`, `${dir}/out/b`, `${dir}/missing/c`]), policy)).toBe(
-      `cordon: sandbox denied a write to ${dir}/out/a, ${dir}/out/b, ${dir}/missing/c under read-only mode; to allow it: --mode workspace-write --writable ${shellQuote(`${dir}/out`)} --writable ${shellQuote(dir)} (or --mode danger-full-access)`,
+    expect(denialLine(denied([`${dir}/out/a`, `${dir}/out/b`]), policy)).toBe(
+      `cordon: sandbox denied a write to ${dir}/out/a, ${dir}/out/b under read-only mode; to allow it: --mode workspace-write --writable ${shellQuote(`${dir}/out`)} (or --mode danger-full-access)`,
+    )
+    // A root holding another: the outer one alone.
+    expect(denialLine(denied([`${dir}/out/a`, `${dir}/missing/c`]), policy)).toContain(
+      `to allow it: --mode workspace-write --writable ${shellQuote(dir)} (or`,
     )
   })
 
   it('a system dir or the host temp dir gets no flag that would not work', () => {
     expect(denialLine(denied(['/etc/a', '/tmp/b']), policy)).toBe(
-      'cordon: sandbox denied a write to /etc/a, /tmp/b under read-only mode; no writable root can allow /etc/a, /tmp/b (a host temp dir or a system dir: write to $TMPDIR, or use --mode danger-full-access)',
+      "cordon: sandbox denied a write to /etc/a, /tmp/b under read-only mode; no writable root can allow /etc/a, /tmp/b (a host temp dir, a system dir, the home dir or cordon's own package: write to $TMPDIR, or use --mode danger-full-access)",
     )
   })
 
@@ -136,7 +140,7 @@ describe('denialLine for a run that did not fail on a refused write', () => {
       sandbox: { mode: 'workspace-write', denied: false, refusedPaths: [`${dir}/config`] },
     })
     expect(denialLine(lost, policy)?.split('\n')).toEqual([
-      `cordon: sandbox denied a write to ${dir}/config under workspace-write mode; to allow it: --mode workspace-write --writable ${shellQuote(dir)} (or --mode danger-full-access)`,
+      `cordon: sandbox denied a write to ${dir}/config under workspace-write mode; to allow it: --writable ${shellQuote(dir)} (or --mode danger-full-access)`,
       'cordon: the command exited 0 all the same, without that write',
     ])
     expect(
@@ -154,12 +158,60 @@ describe('denialLine for a run that did not fail on a refused write', () => {
         result({ exitCode: 1, sandbox: { mode: 'workspace-write', denied: true, deniedPaths: [`${home}/.ssh/k`] } }),
         policy,
       )
-      expect(line).toContain(
-        `to allow it: --mode workspace-write --show ssh-keys --writable ${shellQuote(`${home}/.ssh`)} (`,
-      )
+      expect(line).toContain(`to allow it: --show ssh-keys --writable ${shellQuote(`${home}/.ssh`)} (`)
     } finally {
       process.env.HOME = saved
     }
+  })
+})
+
+describe('denialLine never suggests the mode in force', () => {
+  const dir = fs.realpathSync(scratchDir('cordon-in-force'))
+  const root = path.join(dir, 'root')
+  fs.mkdirSync(path.join(dir, 'out', 'code'), { recursive: true })
+  fs.mkdirSync(root)
+  const policy = { mode: 'workspace-write' as const, workspaceRoot: root }
+  const denied = (paths: string[]) =>
+    result({ exitCode: 1, sandbox: { mode: 'workspace-write', denied: true, deniedPaths: paths } })
+
+  it('under workspace-write: only the flags to add (the control: read-only names the mode)', () => {
+    expect(denialLine(denied([`${dir}/out/x`]), policy)).toBe(
+      `cordon: sandbox denied a write to ${dir}/out/x under workspace-write mode; to allow it: --writable ${dir}/out (or --mode danger-full-access)`,
+    )
+    expect(denialLine(denied([`${dir}/out/x`]), { ...policy, mode: 'read-only' })).toContain(
+      `to allow it: --mode workspace-write --writable ${dir}/out (or`,
+    )
+  })
+
+  it('a path it cannot name: --writable DIR under workspace-write, not the mode it runs in', () => {
+    expect(denialLine(denied([]), policy)).toBe(
+      'cordon: sandbox denied a write under workspace-write mode (which path is unknown: the command changed directory); --writable DIR allows it if it was in DIR (or --mode danger-full-access)',
+    )
+  })
+
+  it("a recursive removal's remedy is the parent of the tree, from the command and its cwd", () => {
+    const line = denialLine(denied([`${dir}/out/code/a`]), policy, { command: 'rm -rf ../out/code', cwd: root })
+    expect(line).toContain(`; to allow it: --writable ${dir}/out (or --mode danger-full-access)`)
+    // The control: without the command the files' dir, which rm would then fail to remove.
+    expect(denialLine(denied([`${dir}/out/code/a`]), policy)).toContain(`to allow it: --writable ${dir}/out/code (or`)
+  })
+})
+
+describe('factLines', () => {
+  it('after the denial line, a line per closed class the run met, with its flags', () => {
+    const run = result({
+      exitCode: 1,
+      sandbox: {
+        mode: 'read-only',
+        denied: false,
+        backend: 'landlock',
+        closedClasses: [{ class: 'shared-memory', evidence: 'sem_open was refused', remedy: '--backend bubblewrap' }],
+      },
+    })
+    expect(factLines(run, { mode: 'read-only', workspaceRoot: '/work/project' })).toEqual([
+      'cordon: landlock closes shared memory whole: sem_open was refused; to allow it: --backend bubblewrap (or --mode danger-full-access)',
+    ])
+    expect(factLines(result({ exitCode: 1 }), { mode: 'read-only', workspaceRoot: '/work/project' })).toEqual([])
   })
 })
 

@@ -179,3 +179,25 @@ describe('runVerdict', () => {
     expect(vi.mocked(mustNotAppear.takeAwayAppeared).mock.calls.length).toBe(calls)
   })
 })
+
+describe('runVerdict: closed classes', () => {
+  const plan = (privateDevpts: boolean) =>
+    ({
+      backend: privateDevpts ? 'bubblewrap' : 'landlock',
+      policy: { mode: 'read-only', workspaceRoot: '/w' },
+      account: { enforcement: 'full', classes: {}, governed: [], ungoverned: [] },
+      writable: [],
+      seccomp: { input: { network: 'inherit', privateNet: false, privateDevpts }, program: undefined },
+    }) as unknown as ConfinementPlan
+  const run = { exitCode: 1, stderr: 'script: failed to create pseudo-terminal: Permission denied\n', cwd: '/w' }
+
+  it('a failed run that met a class the plan closes: the class, no file denial', () => {
+    const verdict = runVerdict(plan(false), run)
+    expect(verdict.denied).toBe(false)
+    expect(verdict.closedClasses?.map((c) => [c.class, c.remedy])).toEqual([['terminals', '--backend bubblewrap']])
+  })
+
+  it('the same words under a plan that gives ptys: no closed class (the control)', () => {
+    expect(runVerdict(plan(true), run).closedClasses).toBeUndefined()
+  })
+})

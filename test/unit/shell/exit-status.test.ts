@@ -5,6 +5,7 @@ import {
   ESCALATION_HINT,
   NETWORK_HINT,
   appendExitStatus,
+  closedClassMarker,
   denialLines,
   denialMarker,
   networkDenialMarker,
@@ -48,6 +49,18 @@ describe('renderResult', () => {
     expect(renderResult(result({ stdout: out('a\n'), stderr: out('b\n') }))).toBe('a\n[stderr]\nb\n')
     expect(renderResult(result({ stdout: out('a'), stderr: out('b') }))).toBe('a\n[stderr]\nb')
     expect(renderResult(result({ stderr: out('oops') }))).toBe('[stderr]\noops')
+  })
+
+  it('a closed class the run met is a marker after the denial markers, before the exit marker', () => {
+    const closed = { class: 'terminals', evidence: 'openpty was refused', remedy: '--backend bubblewrap' }
+    const text = renderResult(
+      result({ exitCode: 1, sandbox: { mode: 'read-only', denied: false, closedClasses: [closed] } }),
+    )
+    expect(text).toBe(
+      '(no output)\n[sandbox: terminals is closed whole in this sandbox — openpty was refused; --backend bubblewrap opens it]\n[exit code: 1]',
+    )
+    expect(closedClassMarker(closed)).toBe(text.split('\n')[1])
+    expect(parseExitStatus(text).exitCode).toBe(1)
   })
 
   it('a nonzero exit is a marker, not an error', () => {

@@ -44,6 +44,8 @@ EOF`
 const noShm = {
   fails:
     'Landlock refuses /dev/shm on purpose (no private one without a mount namespace; the host one would open every same-uid semaphore): multiprocessing cannot make its semaphores',
+  // The run says so, with the flags that open it (test/workloads/cases/remedies.ts).
+  closed: { class: 'shared-memory', remedy: '--backend bubblewrap' },
 }
 
 /** The first round. */
@@ -84,7 +86,7 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
     setup: gitRepo,
     command: 'git worktree add -q {out}/wt -b side',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/wt/.git', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/wt/.git', remedy: '--writable {out}' },
     effects: 'ls {out}/wt 2>&1; git worktree list --porcelain | grep -c worktree',
     needs: ['git'],
   },
@@ -100,14 +102,14 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
   {
     name: 'git-hook-plant',
     about:
-      'planting a hook is refused under bubblewrap (.git/hooks is protected: it would run unconfined later); the remedy that works is dropping the default protection, not --mode workspace-write',
+      'planting a hook is refused under bubblewrap (.git/hooks is protected: it would run unconfined later); the remedy that works is leaving that one path unprotected (--unprotect), not the mode already in force',
     setup: gitRepo,
     command: `printf '#!/bin/sh\\necho planted\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`,
     mode: 'workspace-write',
     expected: {
       denied: true,
       path: '{root}/.git/hooks/post-checkout',
-      remedy: '--mode workspace-write --no-default-protected',
+      remedy: '--unprotect .git/hooks',
     },
     // Landlock cannot make a subpath of a writable root read-only: stated by the probe (partial).
     on: { landlock: 'same' },
@@ -117,14 +119,14 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
   {
     name: 'git-config-protected',
     about:
-      'git config writes .git/config (protected under bubblewrap: the rename onto the read-only bind fails with EBUSY); the denial must be reported with the remedy that lifts the protection',
+      'git config writes .git/config (protected under bubblewrap: the rename onto the read-only bind fails with EBUSY); the denial must be reported with the remedy that lifts that one protection',
     setup: gitRepo,
     command: 'git config core.autocrlf input',
     mode: 'workspace-write',
     expected: {
       denied: true,
       path: '{root}/.git/config',
-      remedy: '--mode workspace-write --no-default-protected',
+      remedy: '--unprotect .git/config',
     },
     on: { landlock: 'same' },
     effects: 'git config --get core.autocrlf',
@@ -144,14 +146,14 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
   {
     name: 'vscode-task-plant',
     about:
-      'rewriting .vscode/tasks.json (a folderOpen task runs unconfined when the person opens the folder) is refused under bubblewrap; the remedy lifts the default protection',
+      'rewriting .vscode/tasks.json (a folderOpen task runs unconfined when the person opens the folder) is refused under bubblewrap; the remedy lifts that one protection',
     setup: `mkdir -p .vscode && echo '{}' > .vscode/tasks.json`,
     command: `echo '{"tasks":[{"runOptions":{"runOn":"folderOpen"},"command":"touch pwned"}]}' > .vscode/tasks.json`,
     mode: 'workspace-write',
     expected: {
       denied: true,
       path: '{root}/.vscode/tasks.json',
-      remedy: '--mode workspace-write --no-default-protected',
+      remedy: '--unprotect .vscode/tasks.json',
     },
     // Landlock cannot make a subpath of a writable root read-only: stated by its account (partial).
     on: { landlock: 'same' },
@@ -179,7 +181,7 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
       '"could not create leading directories of …: Read-only file system" for a target whose parents do not exist: still a denial, remedied by the nearest existing dir',
     command: 'git clone -q {fix}/upstream.git {out}/deps/a/b',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/deps/a/b', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/deps/a/b', remedy: '--writable {out}' },
     effects: 'git -C {out}/deps/a/b log --format=%s 2>&1',
     needs: ['git'],
   },
@@ -188,7 +190,7 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
     about: '"cannot mkdir": git init of a new dir under a missing parent outside the root',
     command: 'git init -q {out}/new/repo',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/new/repo', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/new/repo', remedy: '--writable {out}' },
     effects: 'ls -a {out}/new/repo 2>&1',
     needs: ['git'],
   },
@@ -245,7 +247,7 @@ export const FIRST_ROUND: readonly WorkloadCase[] = [
     expected: {
       denied: true,
       path: '{out}/p/node_modules',
-      remedy: '--mode workspace-write --writable {out}/p',
+      remedy: '--writable {out}/p',
     },
     effects: 'ls {out}/p/node_modules 2>&1',
     needs: ['npm'],
@@ -302,7 +304,7 @@ test('writes a report', () => { fs.writeFileSync('{out}/report.txt', 'ok') })
 EOF`,
     command: 'node --test',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/report.txt', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/report.txt', remedy: '--writable {out}' },
     effects: 'cat {out}/report.txt 2>&1',
     nobody: 'also',
   },
@@ -414,7 +416,7 @@ EOF`,
     command: 'tar xzf {fix}/bundle.tgz -C {out}',
     via: ['cli', 'executor'],
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/bundle', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/bundle', remedy: '--writable {out}' },
     effects: 'ls {out}/bundle 2>&1',
   },
   {
@@ -432,7 +434,7 @@ EOF`,
     setup: "printf 'name=old\\n' > {out}/config.ini",
     command: 'sed -i s/old/new/ {out}/config.ini',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/sed*', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/sed*', remedy: '--writable {out}' },
     effects: 'cat {out}/config.ini',
   },
   {
@@ -450,7 +452,7 @@ EOF`,
     setup: 'ln -s {out} shared',
     command: 'echo x > shared/f.txt',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/f.txt', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/f.txt', remedy: '--writable {out}' },
     effects: 'cat {out}/f.txt 2>&1',
     nobody: 'also',
   },
@@ -548,7 +550,7 @@ EOF`,
     about: 'a redirection outside the root in workspace-write',
     command: 'echo x > {out}/note.txt',
     mode: 'workspace-write',
-    expected: { denied: true, path: '{out}/note.txt', remedy: '--mode workspace-write --writable {out}' },
+    expected: { denied: true, path: '{out}/note.txt', remedy: '--writable {out}' },
     effects: 'cat {out}/note.txt 2>&1',
   },
   {
@@ -580,7 +582,7 @@ EOF`,
     expected: {
       denied: true,
       path: '{out}/sub/made.txt',
-      remedy: '--mode workspace-write --writable {out}/sub',
+      remedy: '--writable {out}/sub',
       orNoClaimViaCli: true,
     },
     effects: 'ls {out}/sub',
@@ -597,7 +599,7 @@ EOF`,
     expected: {
       denied: true,
       path: '{out}/sub/made.txt',
-      remedy: '--mode workspace-write --writable {out}/sub',
+      remedy: '--writable {out}/sub',
       orNoClaimViaCli: true,
     },
     effects: 'ls {out}/sub',

@@ -7,7 +7,12 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { grantsFor } from '../../../../src/policy/grants.js'
 import type { SandboxPolicy } from '../../../../src/policy/vocabulary.js'
-import { PACKAGE_ROOT, protectedSetCurrent, protectedSetFor } from '../../../../src/sandbox/view/protected-paths.js'
+import {
+  ownPackagePlaces,
+  PACKAGE_ROOT,
+  protectedSetCurrent,
+  protectedSetFor,
+} from '../../../../src/sandbox/view/protected-paths.js'
 import { scratchDir } from '../../../support/scratch.js'
 
 const base = fs.realpathSync(scratchDir('cordon-protected'))
@@ -115,6 +120,16 @@ describe('protectedSetFor', () => {
       expect(appear).toContain(path.join(project, 'node_modules', p))
     // Outside the writable root nothing is listed (it is read-only already).
     expect(appear.every((p) => p.startsWith(`${project}/`))).toBe(true)
+  })
+
+  it('ownPackagePlaces: the package, its dependencies and where Node looks first (a remedy never unprotects them)', () => {
+    const project = path.join(base, 'deps-project')
+    const installed = path.join(project, 'node_modules', 'cordon')
+    const places = ownPackagePlaces(installed)
+    expect(places).toContain(installed)
+    expect(places).toContain(path.join(project, 'node_modules', 'zod'))
+    expect(places).toContain(path.join(project, 'node_modules', 'node-pty'))
+    expect(places).not.toContain(path.join(project, 'node_modules'))
   })
 
   it('editor, agent and shell files: read-only when there, must not appear when missing, opted out by path', () => {
