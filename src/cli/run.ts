@@ -2,6 +2,7 @@
  * `cordon run`: one command through the executor, confined, its output streamed, its facts
  * told on stderr, and its status as the exit code (124 timeout, 128+N signal, 125 cordon).
  */
+import { fstatSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
@@ -212,9 +213,23 @@ function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdo
 }
 
 /**
+ * Whether fd 0 holds data (a pipe, a file, a socket) rather than a device: /dev/null or a terminal
+ * stays the command's /dev/null, never a pipe (ripgrep, for one, searches a piped stdin instead of
+ * the tree, as it would not unconfined).
+ */
+function stdinHoldsData(): boolean {
+  try {
+    const st = fstatSync(0)
+    return st.isFIFO() || st.isFile() || st.isSocket()
+  } catch {
+    return false
+  }
+}
+
+/**
  * Runs `spec` with cordon's own stdin forwarded when it is a pipe or a file, read as the command
- * reads it, and let go of once the run is over. A terminal stays cordon's (the command reads
- * /dev/null, as ever; `--tty` relays one).
+ * reads it, and let go of once the run is over. A terminal or /dev/null stays cordon's (the
+ * command reads /dev/null, as ever; `--tty` relays a terminal).
  */
 async function runForwardingStdin(
   executor: LocalShellExecutor,
@@ -222,7 +237,9 @@ async function runForwardingStdin(
   io: TerminalIo,
   onOutput: ((chunk: string, stream: 'stdout' | 'stderr') => void) | undefined,
 ): Promise<ShellRunResult> {
-  const stdin = io.stdin.isTTY === true ? undefined : (io.stdin as Readable)
+  const given = io.stdin
+  const data = given === process.stdin ? stdinHoldsData() : given.isTTY !== true
+  const stdin = data ? (given as Readable) : undefined
   try {
     return await executor.run(spec, { ...(onOutput ? { onOutput } : {}), ...(stdin ? { stdin } : {}) })
   } finally {

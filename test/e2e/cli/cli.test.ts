@@ -150,10 +150,12 @@ describe('cordon CLI', async () => {
     const r = cordon(['explain', '--mode', 'workspace-write', '--network', 'deny'])
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/backend: bubblewrap \(full\)/)
-    expect(r.stdout).toContain('--unshare-net --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /run ')
+    expect(r.stdout).toContain(
+      '--unshare-net --cap-drop ALL --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP --ro-bind / / --dev /dev --proc /proc --tmpfs /run ',
+    )
     expect(r.stdout).toContain(` --bind ${root} ${root} `)
     expect(r.stdout).toMatch(
-      /--setenv TMPDIR \S+\/sessions\/[0-9]+-anon-[A-Za-z0-9]{6}\/tmp --chdir \S+ --json-status-fd 4 -- \S+cordon-exec init --status-fd 3 .* -- \/usr\/bin\/bash -c/,
+      /--setenv TMPDIR \S+\/sessions\/[0-9]+-anon-[A-Za-z0-9]{6}\/tmp --chdir \S+ --json-status-fd 4 -- \S+cordon-exec init --seal-devices --status-fd 3 .* -- \/usr\/bin\/bash -c/,
     )
     const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as {
       backend: string

@@ -31,7 +31,8 @@ describe('denial paths after cd', () => {
         }),
       )
       expect(env.stdout.text).toBe(`yes ${userEnv} unset\n`)
-      const leftovers = await ex.run(ex.resolve({ command: 'ls -A "$TMPDIR"' }))
+      // .run is the session's runtime dir (XDG_RUNTIME_DIR, TMUX_TMPDIR), made before any run.
+      const leftovers = await ex.run(ex.resolve({ command: 'ls -A "$TMPDIR" | grep -vx .run' }))
       expect(leftovers.stdout.text).toBe('')
       // A relative path with no cd at all still resolves against the cwd.
       const plain = await ex.run(ex.resolve({ command: 'touch pkg/y' }))

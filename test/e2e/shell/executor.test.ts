@@ -350,6 +350,8 @@ describe('sandboxed executor: facts of every run', async () => {
       backend: 'landlock',
       deniedPaths: [target],
       deniedFor: ['files'],
+      refusedPaths: [target],
+      refusalSource: 'messages',
     })
     expect(existsSync(target)).toBe(false)
   })

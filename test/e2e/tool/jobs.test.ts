@@ -217,7 +217,7 @@ describe('job tools over a sandboxed executor', async () => {
       const { job } = await set.bash.execute({ command, run_in_background: true }, call)
       const read = await set.jobOutput.execute({ job_id: job!.id, wait_ms: 5000 }, call)
       expect(read.content).toMatch(
-        /Permission denied\n\n\[sandbox: file access denied under read-only mode\]\n\[sandbox: escalation available — .*\]\n\[status: completed, exit code: 1\]$/,
+        /(Permission denied|Read-only file system)\n\n\[sandbox: file access denied under read-only mode\]\n\[sandbox: escalation available — .*\]\n\[status: completed, exit code: 1\]$/,
       )
       const retry = await set.bash.execute(
         { command, sandbox_permissions: 'danger-full-access', justification: 'it writes outside the workspace' },

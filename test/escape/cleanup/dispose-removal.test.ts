@@ -157,7 +157,13 @@ for (const backend of TEST_BACKENDS)
         const jobHandle = rt.spawn(job.spec)
         await racing(jobHandle)
         // Control for reach: the racer's link leads to the host dir from the session's TMPDIR.
-        expect(fs.readdirSync(job.tempDir as string).sort()).toEqual(['a', 'b'])
+        // .run is the session's runtime dir, made before any run.
+        expect(
+          fs
+            .readdirSync(job.tempDir as string)
+            .filter((n) => n !== '.run')
+            .sort(),
+        ).toEqual(['a', 'b'])
         const second = sandbox.confine(spec(['sh', '-c', 'echo x > "$TMPDIR/second"'], ws), policy)
         expect(second.tempDir).toBe(job.tempDir)
         expect((await rt.spawn(second.spec).done).exitCode).toBe(0)
