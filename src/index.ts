@@ -130,7 +130,16 @@ export type {
   JobStart,
 } from './tool/jobs.js'
 export { InMemoryJobs, type InMemoryJobsOptions } from './tool/in-memory-jobs.js'
-export { modelInputSchema } from './tool/tool-schema.js'
+export { modelInputSchema, type ToolInputSchema, type ToolSchemaNode } from './tool/tool-schema.js'
+export {
+  BashArgumentsSchema,
+  BashArgumentsUnsandboxedSchema,
+  JobOutputArgumentsSchema,
+  JobKillArgumentsSchema,
+  type BashArguments,
+  type JobOutputArguments,
+  type JobKillArguments,
+} from './tool/arguments.js'
 export { toolError, type ModelTool, type ToolCall, type ToolResult } from './tool/model-tool.js'
 export {
   BASH_TOOL_ERROR_CODES,

@@ -27,6 +27,7 @@ import type {
   ShellExecSpec,
   ShellExecutor as ShellExecutorSeam,
   ShellProcess,
+  ShellRunOptions,
   ShellRunResult,
   ShellSandboxInfo,
   ToolExecution,
@@ -66,7 +67,7 @@ export abstract class ShellExecutor implements ShellExecutorSeam {
   /** Applies defaults and caps to a request. */
   abstract resolve(request: ShellExecRequest): ShellExecSpec
   /** Runs in the foreground; rejects only for infrastructure failures and SANDBOX_UNAVAILABLE. */
-  abstract run(spec: ShellExecSpec): Promise<ShellRunResult>
+  abstract run(spec: ShellExecSpec, options?: ShellRunOptions): Promise<ShellRunResult>
   /** Starts in the background; the handle comes back at once. */
   abstract start(spec: ShellExecSpec): ShellProcess
   /** The default mode; `undefined` when unsandboxed. */
@@ -219,7 +220,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    */
   async run(
     spec: ShellExecSpec,
-    options: { onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void; stdin?: Readable } = {},
+    options: ShellRunOptions = {},
   ): Promise<ShellRunResult> {
     checkOneStdin(spec, options.stdin)
     if (spec.signal?.aborted) return abortedBeforeSpawn(spec)

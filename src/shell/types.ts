@@ -4,6 +4,7 @@
  * A caller's ShellExecRequest is resolved into a ShellExecSpec; `run` yields a
  * ShellRunResult, `start` a ShellProcess. Types only: no values live here.
  */
+import type { Readable } from 'node:stream'
 import type { NetworkFacts } from '../policy/network/facts.js'
 import type { ClosedClassFact, SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 
@@ -149,12 +150,20 @@ export interface ShellProcess {
   kill(): boolean
 }
 
+/** cordon: what a foreground run may take besides its spec (an executor that does not stream ignores it). */
+export interface ShellRunOptions {
+  /** Receives the command's output as it comes, decoded per stream. */
+  onOutput?: ((chunk: string, stream: 'stdout' | 'stderr') => void) | undefined
+  /** A stream fed to the command's stdin as it reads (the spec's `stdin` must then be absent). */
+  stdin?: Readable | undefined
+}
+
 /** The shell executor seam: resolve a request, run it in the foreground or start it in the background. */
 export interface ShellExecutor {
   /** Apply implementation-owned defaults and caps to a request. */
   resolve(request: ShellExecRequest): ShellExecSpec
-  /** Run in the foreground; rejects only on infrastructure failure. */
-  run(spec: ShellExecSpec): Promise<ShellRunResult>
+  /** Run in the foreground; rejects only on infrastructure failure. `options` is cordon's (streaming, a stdin stream). */
+  run(spec: ShellExecSpec, options?: ShellRunOptions): Promise<ShellRunResult>
   /** Start in the background and return the handle immediately. */
   start(spec: ShellExecSpec): ShellProcess
   /** The configured mode fallback, defined iff the executor confines. */

@@ -8,13 +8,11 @@
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
 import { displayLine } from '../policy/display-text.js'
-import { zod } from '../policy/schema/zod-on-demand.js'
 import { isAbortedError, isInvalidRequestError, isSandboxUnavailableError, isSpawnError } from '../policy/errors.js'
 import { canonicalPath, resolvePolicy } from '../policy/resolve.js'
 import { hostsRequestLabel, widenNetwork } from '../policy/network/widen-hosts.js'
 import type { NetworkPolicy, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import {
-  ESCALATION_TARGETS,
   ESCALATION_TEXTS,
   type EscalationTarget,
   escalationOutcome,
@@ -32,6 +30,7 @@ import {
   approvalDigestOfRun,
   approvalDisplay,
 } from './approval.js'
+import { BashArgumentsSchema, BashArgumentsUnsandboxedSchema } from './arguments.js'
 import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
 import { denialHints, startedJobText } from './job-render.js'
 import type { JobInfo, JobOwner } from './jobs.js'
@@ -46,8 +45,6 @@ import {
 import { failureOf } from './sandbox-failure-memory.js'
 import type { BashToolErrorCode } from './tool-error-codes.js'
 import { modelInputSchema } from './tool-schema.js'
-
-const { z } = zod()
 
 export type { BashToolOptions } from './bash-tool-options.js'
 
@@ -66,45 +63,6 @@ export interface BashToolResult extends ToolResult {
 
 /** The bash tool as a harness registers it. */
 export type BashTool = ModelTool<'bash', BashToolResult>
-
-const BASE_ARGS = {
-  command: z.string().min(1).describe('The bash command to run (bash -c, a fresh non-interactive shell each call).'),
-  workdir: z
-    .string()
-    .nullish()
-    .describe('Working directory; a relative path resolves against the workspace root. Default: the workspace root.'),
-  timeout_ms: z
-    .number()
-    .positive()
-    .nullish()
-    .describe('Timeout in milliseconds, a positive number (the harness caps it). Not applied to background jobs.'),
-  run_in_background: z
-    .boolean()
-    .nullish()
-    .describe(
-      'true: start the command as a background job and return its job id at once (no timeout applies); read its output with job_output, stop it with job_kill.',
-    ),
-}
-const ESCALATION_ARGS = {
-  sandbox_permissions: z
-    .enum(ESCALATION_TARGETS)
-    .nullish()
-    .describe(
-      'Only after a sandbox denial: retry the exact same command once with this wider mode (the narrowest that suffices); the user is asked to approve.',
-    ),
-  additional_hosts: z
-    .array(z.string())
-    .nullish()
-    .describe(
-      'Only after the network allow-list refused a host: retry the exact same command once with these hosts added to it (a name, *.domain or an IP address, each with an optional :port; only the hosts it needs); the user is asked to approve. A host in the deny list stays refused.',
-    ),
-  justification: z
-    .string()
-    .nullish()
-    .describe(
-      'With sandbox_permissions or additional_hosts: one sentence telling the user why the wider mode or the hosts are needed.',
-    ),
-}
 
 const DESCRIPTION = `Runs a bash command (bash -c, a fresh non-interactive shell each call) and returns its output with status markers.
 Check the [exit code: N] marker on every result; investigate failures before moving on. Other markers: [timed out after Nms], [killed by signal: SIG], (no output), and a [stderr] section for standard error.
@@ -276,8 +234,8 @@ export function bashToolIn(context: BashToolContext): BashTool {
   const { executor, jobs, failures } = context
   const sandboxed = executor.sandboxMode !== undefined
   // The schema offered to the model; the parser accepts the escalation fields always, to refuse them by name.
-  const offered = z.object(sandboxed ? { ...BASE_ARGS, ...ESCALATION_ARGS } : BASE_ARGS)
-  const accepted = z.object({ ...BASE_ARGS, ...ESCALATION_ARGS })
+  const offered = sandboxed ? BashArgumentsSchema : BashArgumentsUnsandboxedSchema
+  const accepted = BashArgumentsSchema
 
   /** SANDBOX_UNAVAILABLE from a run or start: nothing ran, and the approval of a retry should say so. */
   function rememberRunnerFailure(error: unknown, spec: ShellExecSpec, call: ToolCall, owner: JobOwner): void {
@@ -289,7 +247,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
   async function runForeground(spec: ShellExecSpec, call: ToolCall, owner: JobOwner): Promise<BashToolResult> {
     let result: ShellRunResult
     try {
-      result = await executor.run(spec)
+      result = await executor.run(spec, call.onOutput ? { onOutput: call.onOutput } : undefined)
     } catch (error) {
       rememberRunnerFailure(error, spec, call, owner)
       return failureResult(error, call)
@@ -333,6 +291,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
     name: 'bash',
     description: DESCRIPTION + (sandboxed ? SANDBOX_DESCRIPTION : ''),
     inputSchema: modelInputSchema(offered),
+    argumentsSchema: offered,
     async execute(raw, call) {
       checkToolCall(call)
       const parsed = parseArguments(accepted, raw)

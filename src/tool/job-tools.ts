@@ -4,7 +4,7 @@
  * runner failures once it settled), `job_kill` stops its whole tree and reports how it ended.
  * Both go through the jobs port, so a job is only ever reached by its owner (session and agent).
  */
-import { zod } from '../policy/schema/zod-on-demand.js'
+import { JobKillArgumentsSchema, JobOutputArgumentsSchema } from './arguments.js'
 import { MAX_JOB_WAIT_MS } from '../policy/defaults.js'
 import type { BashToolContext } from './bash-tool-options.js'
 import { denialHints, renderJobRead } from './job-render.js'
@@ -20,8 +20,6 @@ import {
 import { failureOf } from './sandbox-failure-memory.js'
 import { modelInputSchema } from './tool-schema.js'
 
-const { z } = zod()
-
 export { MAX_JOB_WAIT_MS }
 
 /** What a job tool returns: the model's text, and the job's state after the call. */
@@ -34,19 +32,8 @@ export type JobOutputTool = ModelTool<'job_output', JobToolResult>
 /** The job_kill tool. */
 export type JobKillTool = ModelTool<'job_kill', JobToolResult>
 
-const JOB_ID = z.string().min(1).describe('The id the bash call returned when it started the job (e.g. "job-1").')
-
-const OUTPUT_ARGS = z.object({
-  job_id: JOB_ID,
-  wait_ms: z
-    .number()
-    .min(0)
-    .nullish()
-    .describe(
-      `Wait up to this many milliseconds for the job to end before reading (at most ${MAX_JOB_WAIT_MS}); default: read at once.`,
-    ),
-})
-const KILL_ARGS = z.object({ job_id: JOB_ID })
+const OUTPUT_ARGS = JobOutputArgumentsSchema
+const KILL_ARGS = JobKillArgumentsSchema
 
 const OUTPUT_DESCRIPTION = `Reads a background job's output produced since the previous read (each read returns only new output; standard error comes in a [stderr] section), then its status as the last line: [status: running], [status: completed, exit code: N] or [status: killed, ...].
 [some output was dropped from memory; full output: <path>] means the rest of the output is only in that file. Sandbox markers appear once the job ended.`
@@ -83,6 +70,7 @@ export function jobOutputToolIn(context: BashToolContext): JobOutputTool {
     name: 'job_output',
     description: OUTPUT_DESCRIPTION,
     inputSchema: modelInputSchema(OUTPUT_ARGS),
+    argumentsSchema: OUTPUT_ARGS,
     async execute(raw, call) {
       checkToolCall(call)
       const parsed = parseArguments(OUTPUT_ARGS, raw)
@@ -104,6 +92,7 @@ export function jobKillToolIn(context: BashToolContext): JobKillTool {
     name: 'job_kill',
     description: KILL_DESCRIPTION,
     inputSchema: modelInputSchema(KILL_ARGS),
+    argumentsSchema: KILL_ARGS,
     async execute(raw, call) {
       checkToolCall(call)
       const parsed = parseArguments(KILL_ARGS, raw)

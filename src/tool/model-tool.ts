@@ -11,6 +11,7 @@ import { InvalidRequestError } from '../policy/errors.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import { SandboxModeSchema } from '../policy/schema/exported.js'
 import type { ToolErrorCode } from './tool-error-codes.js'
+import type { ToolInputSchema } from './tool-schema.js'
 
 const { z } = zod()
 
@@ -30,6 +31,11 @@ export interface ToolCall {
   sessionMode?: SandboxMode | undefined
   /** Aborts the call (a foreground command is terminated). */
   signal?: AbortSignal | undefined
+  /**
+   * Receives a foreground command's output as it comes (decoded text, per stream), so a harness can
+   * show a long build while it runs; the result still carries the output as usual.
+   */
+  onOutput?: ((chunk: string, stream: 'stdout' | 'stderr') => void) | undefined
 }
 
 /** What one invocation returns: the text for the model, whether it is an error, and a stable code when it is. */
@@ -45,7 +51,9 @@ export interface ModelTool<Name extends string = string, Result extends ToolResu
   readonly name: Name
   readonly description: string
   /** JSON Schema of the arguments: valid for OpenAI strict mode, Anthropic tool use and MCP. */
-  readonly inputSchema: Record<string, unknown>
+  readonly inputSchema: ToolInputSchema
+  /** The zod schema `inputSchema` is made from (what `execute` validates the offered arguments with). */
+  readonly argumentsSchema: Z.ZodObject
   /**
    * Runs one call: resolves with the model's text (a refusal or failure is a result with `isError`);
    * throws InvalidRequestError only for a malformed `call` (the harness's bug, not the model's).
@@ -72,8 +80,14 @@ const ToolCallSchema = z.object(
       .optional(),
     sessionMode: SandboxModeSchema.optional(),
     signal: z.instanceof(AbortSignal, { error: 'must be an AbortSignal' }).optional(),
+    onOutput: z
+      .custom<NonNullable<ToolCall['onOutput']>>((v) => typeof v === 'function', { error: 'must be a function' })
+      .optional(),
   },
-  { error: 'expected the call context object ({ callId, agent?, sessionId?, cwd?, sessionMode?, signal? })' },
+  {
+    error:
+      'expected the call context object ({ callId, agent?, sessionId?, cwd?, sessionMode?, signal?, onOutput? })',
+  },
 )
 
 /** Checks the harness's call context; throws InvalidRequestError naming each bad field (a harness bug, not a model error). */

@@ -14,6 +14,31 @@ const { z } = zod()
 
 type Json = Record<string, unknown>
 
+/** One JSON Schema node of a tool's arguments, in the subset every surface accepts (see the file comment). */
+export type ToolSchemaNode = {
+  description?: string
+  type?: string | string[]
+  enum?: unknown[]
+  items?: ToolSchemaNode
+  anyOf?: ToolSchemaNode[]
+  properties?: { [name: string]: ToolSchemaNode }
+  required?: string[]
+  additionalProperties?: false
+}
+
+/**
+ * The JSON Schema of a tool's arguments: an object whose properties are all listed in `required`,
+ * closed. Assignable as it is to OpenAI's `FunctionParameters`, Anthropic's `Tool.InputSchema`
+ * and MCP's `Tool.inputSchema`.
+ */
+export type ToolInputSchema = {
+  type: 'object'
+  description?: string
+  properties: { [name: string]: ToolSchemaNode }
+  required: string[]
+  additionalProperties: false
+}
+
 /** The keywords kept, in the order they are written; the rest is outside the subset all three surfaces accept. */
 const KEPT_KEYWORDS = [
   'description',
@@ -29,9 +54,11 @@ const KEPT_KEYWORDS = [
 const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The model-facing JSON Schema of `schema`'s input (see the file comment for the rules it keeps). */
-export function modelInputSchema(schema: Z.ZodObject): Json {
+export function modelInputSchema(schema: Z.ZodObject): ToolInputSchema {
   const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' })
-  return strictNode(json as Json, false)
+  const node = strictNode(json as Json, false)
+  if (node.type !== 'object' || !isJson(node.properties)) throw new TypeError('a tool\'s arguments must be an object')
+  return node as ToolInputSchema
 }
 
 /** Whether a schema node admits null already. */
