@@ -218,10 +218,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    * `options.stdin` (cordon): a stream fed to the command's stdin as it reads, closed at its end; the
    * feed stops when the run is over (a command that never reads it does not wait for it).
    */
-  async run(
-    spec: ShellExecSpec,
-    options: ShellRunOptions = {},
-  ): Promise<ShellRunResult> {
+  async run(spec: ShellExecSpec, options: ShellRunOptions = {}): Promise<ShellRunResult> {
     checkOneStdin(spec, options.stdin)
     if (spec.signal?.aborted) return abortedBeforeSpawn(spec)
     // One controller, two causes: whichever aborts it first is the cause reported.

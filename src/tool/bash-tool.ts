@@ -235,7 +235,6 @@ export function bashToolIn(context: BashToolContext): BashTool {
   const sandboxed = executor.sandboxMode !== undefined
   // The schema offered to the model; the parser accepts the escalation fields always, to refuse them by name.
   const offered = sandboxed ? BashArgumentsSchema : BashArgumentsUnsandboxedSchema
-  const accepted = BashArgumentsSchema
 
   /** SANDBOX_UNAVAILABLE from a run or start: nothing ran, and the approval of a retry should say so. */
   function rememberRunnerFailure(error: unknown, spec: ShellExecSpec, call: ToolCall, owner: JobOwner): void {
@@ -294,7 +293,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
     argumentsSchema: offered,
     async execute(raw, call) {
       checkToolCall(call)
-      const parsed = parseArguments(accepted, raw)
+      const parsed = parseArguments(BashArgumentsSchema, raw)
       if (!parsed.ok) return parsed.error
       const args = parsed.args
       const asks = [args.sandbox_permissions, args.additional_hosts, args.justification]

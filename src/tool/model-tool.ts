@@ -85,8 +85,7 @@ const ToolCallSchema = z.object(
       .optional(),
   },
   {
-    error:
-      'expected the call context object ({ callId, agent?, sessionId?, cwd?, sessionMode?, signal?, onOutput? })',
+    error: 'expected the call context object ({ callId, agent?, sessionId?, cwd?, sessionMode?, signal?, onOutput? })',
   },
 )
 

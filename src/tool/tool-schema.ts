@@ -57,7 +57,7 @@ const isJson = (value: unknown): value is Json => typeof value === 'object' && v
 export function modelInputSchema(schema: Z.ZodObject): ToolInputSchema {
   const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' })
   const node = strictNode(json as Json, false)
-  if (node.type !== 'object' || !isJson(node.properties)) throw new TypeError('a tool\'s arguments must be an object')
+  if (node.type !== 'object' || !isJson(node.properties)) throw new TypeError("a tool's arguments must be an object")
   return node as ToolInputSchema
 }
 
