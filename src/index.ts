@@ -106,20 +106,37 @@ export {
   type BashToolResult,
 } from './tool/bash-tool.js'
 export { createBashTools, type BashTools } from './tool/toolset.js'
+export { renderRefusalLog, type SandboxRefusalsTool, type SandboxRefusalsResult } from './tool/refusals-tool.js'
+export type { RefusalLogSource } from './tool/bash-tool-options.js'
+export {
+  MAX_LOGGED_RUNS,
+  type NotedRun,
+  type RefusalLogQuery,
+  type RefusalLogRead,
+} from './sandbox/refusal-log/log.js'
+export {
+  REFUSALS_PER_ENTRY,
+  LOGGED_COMMAND_CHARS,
+  type RefusalLogEntry,
+  type LoggedRefusal,
+  type PathRefusal,
+  type HostRefusal,
+  type ClassRefusal,
+} from './sandbox/refusal-log/entry.js'
 export { checkBashToolOptions } from './tool/bash-tool-options.js'
 export {
   MAX_JOB_WAIT_MS,
   type JobKillTool,
   type JobOutputTool,
   type JobToolResult,
-} from './tool/job-tools.js'
+} from './tool/jobs/tools.js'
 export {
   renderJobRead,
   jobStatusLine,
   droppedOutputNote,
   NO_NEW_OUTPUT,
   type JobRenderOptions,
-} from './tool/job-render.js'
+} from './tool/jobs/render.js'
 export type {
   JobInfo,
   JobKill,
@@ -128,14 +145,17 @@ export type {
   JobOwner,
   Jobs,
   JobStart,
-} from './tool/jobs.js'
-export { InMemoryJobs, type InMemoryJobsOptions } from './tool/in-memory-jobs.js'
+} from './tool/jobs/port.js'
+export { InMemoryJobs, type InMemoryJobsOptions } from './tool/jobs/in-memory.js'
 export { modelInputSchema, type ToolInputSchema, type ToolSchemaNode } from './tool/tool-schema.js'
 export {
   BashArgumentsSchema,
   BashArgumentsUnsandboxedSchema,
   JobOutputArgumentsSchema,
   JobKillArgumentsSchema,
+  SandboxRefusalsArgumentsSchema,
+  MAX_REFUSALS_LISTED,
+  type SandboxRefusalsArguments,
   type BashArguments,
   type JobOutputArguments,
   type JobKillArguments,

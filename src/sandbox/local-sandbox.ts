@@ -32,6 +32,7 @@ import type { SeatbeltPlan } from './seatbelt/plan.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 import { SandboxSession } from './session.js'
 import { type HostProgramInRoot, hostPrograms, hostProgramsIn } from './view/host-programs.js'
+import { type NotedRun, RefusalLog, type RefusalLogQuery, type RefusalLogRead } from './refusal-log/log.js'
 
 export { seatbeltHiddenSet } from './seatbelt/backend.js'
 
@@ -124,6 +125,7 @@ export class LocalSandbox {
   private readonly resident: boolean
   private readonly givenProxy: NetworkProxy | undefined
   private ownProxy: NetworkProxy | undefined
+  private readonly refusalLog = new RefusalLog()
 
   private constructor(
     /** What the probe found, per backend. */
@@ -260,6 +262,16 @@ export class LocalSandbox {
         return (this.givenProxy ?? this.ownProxy!).attach(fd, list)
       },
     }
+  }
+
+  /** Notes a settled run (the executor calls it): one with refusals joins the refusal log. */
+  noteRun(run: NotedRun): void {
+    this.refusalLog.note(run)
+  }
+
+  /** The refusal log: the runs that met refusals, oldest first, as `query` selects them. */
+  refusals(query?: RefusalLogQuery): RefusalLogRead {
+    return this.refusalLog.read(query)
   }
 
   /** The number of Landlock ruleset fds held (for leak checks). */

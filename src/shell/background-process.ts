@@ -67,8 +67,9 @@ export class BackgroundShellProcess implements ShellProcess {
             const refused = handle.refusedPaths
             if ((refused !== undefined && refused.length > 0) || handle.network !== undefined)
               this.stamp(facts(refused))
+            executor.noteRun(spec, this.sandbox, true)
           })
-        }
+        } else executor.noteRun(spec, this.sandbox, true)
         this.status = outcome.signal !== null || this.killRequested || this.aborted ? 'killed' : 'completed'
       },
       (error: unknown) => {

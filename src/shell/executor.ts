@@ -5,12 +5,11 @@
  * decides the spec, classifies the facts and never runs a confined mode unconfined.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
-import { StringDecoder } from 'node:string_decoder'
 import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
+import type { NotedRun, RefusalLogQuery, RefusalLogRead } from '../sandbox/refusal-log/log.js'
 import { runnerFailureToError, runVerdict, type VerdictPlan } from '../sandbox/verdict.js'
 import { armFailureLog, readFailureLog } from './failure-log.js'
 import { defaultSubprocessRuntime } from '../subprocess/default-runtime.js'
@@ -18,6 +17,7 @@ import { removedCredentialNames } from '../subprocess/env/explain.js'
 import type { SubprocessRuntime } from '../subprocess/runtime.js'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.js'
 import { BackgroundShellProcess } from './background-process.js'
+import { checkOneStdin, feedStdin, streamDecoder } from './run-streams.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
 import type { PreparedSpawn, PrepareOptions, SpawnPreparer } from './prepared-spawn.js'
@@ -47,6 +47,10 @@ export interface ShellSandbox {
     tempDir?: string
     spillDir?: string
   }
+  /** Notes a settled run for the sandbox's refusal log (LocalSandbox keeps one). */
+  noteRun?(run: NotedRun): void
+  /** Reads the sandbox's refusal log. */
+  refusals?(query?: RefusalLogQuery): RefusalLogRead
 }
 
 /** Everything `new LocalShellExecutor(...)` accepts. */
@@ -275,12 +279,33 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
         handle.network,
       )
       if (sandbox) result.sandbox = withRemovedEnv(sandbox, outcome.exitCode, prepared.spec)
+      this.noteRun(spec, result.sandbox, false)
       return result
     } finally {
       stopFeed?.()
       clearTimeout(timer)
       spec.signal?.removeEventListener('abort', onCallerAbort)
     }
+  }
+
+  /** Hands a settled run's facts to the sandbox's refusal log (a confined run only). */
+  noteRun(spec: ShellExecSpec, facts: ShellSandboxInfo | undefined, background: boolean): void {
+    if (facts === undefined) return
+    const { sessionId, agent, callId } = spec.execution ?? {}
+    this.sandbox?.noteRun?.({
+      command: spec.command,
+      workdir: spec.workdir,
+      background,
+      sessionId,
+      agent,
+      callId,
+      facts,
+    })
+  }
+
+  /** The sandbox's refusal log as `query` selects it; undefined for an executor without a sandbox or log. */
+  refusals(query?: RefusalLogQuery): RefusalLogRead | undefined {
+    return this.sandbox?.refusals?.(query)
   }
 
   /** A foreground run owns its tree: what it left running is terminated graceMs after the leader. */
@@ -339,14 +364,6 @@ export function collectedOf(handle: SubprocessHandle, stream: 'stdout' | 'stderr
   return out
 }
 
-/** InvalidRequestError when a run is given its stdin twice: as bytes (`spec.stdin`) and as a stream. */
-function checkOneStdin(spec: ShellExecSpec, stream: Readable | undefined): void {
-  if (stream !== undefined && spec.stdin !== undefined)
-    throw new InvalidRequestError(['stdin: give the bytes (spec.stdin) or a stream (options.stdin), not both'], {
-      context: 'cordon: invalid shell request',
-    })
-}
-
 /**
  * `facts` with, for a failed run, the credential-shaped names the scrub kept from it (names only:
  * a tool may have needed one).
@@ -359,40 +376,4 @@ function withRemovedEnv(
   if (exitCode === 0) return facts
   const removed = removedCredentialNames(process.env, spawned)
   return removed.length > 0 ? { ...facts, removedEnv: removed } : facts
-}
-
-/**
- * Feeds `source` to a command's stdin as it reads it (backpressure: never more than the pipes
- * hold in memory), ending it at the source's end; returns the stop, which lets go of both (the
- * command is gone: what it did not read is left in `source`).
- */
-function feedStdin(source: Readable, stdin: Writable): () => void {
-  const endOnError = () => stdin.end()
-  source.on('error', endOnError)
-  source.pipe(stdin)
-  return () => {
-    source.unpipe(stdin)
-    source.off('error', endOnError)
-    stdin.destroy()
-  }
-}
-
-/** Decodes chunks per stream (no split UTF-8 characters) and hands them on in arrival order. */
-function streamDecoder(onOutput: (chunk: string, stream: 'stdout' | 'stderr') => void): {
-  push: (chunk: Buffer, stream: 'stdout' | 'stderr') => void
-  flush: () => void
-} {
-  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') }
-  return {
-    push(chunk, stream) {
-      const text = decoders[stream].write(chunk)
-      if (text !== '') onOutput(text, stream)
-    },
-    flush() {
-      for (const stream of ['stdout', 'stderr'] as const) {
-        const text = decoders[stream].end()
-        if (text !== '') onOutput(text, stream)
-      }
-    },
-  }
 }

@@ -46,4 +46,6 @@ export interface SpawnPreparer {
     refused?: readonly string[],
     network?: NetworkFacts,
   ): ShellSandboxInfo | undefined
+  /** Hands a settled run's facts to the sandbox's refusal log. */
+  noteRun(spec: ShellExecSpec, facts: ShellSandboxInfo | undefined, background: boolean): void
 }

@@ -70,9 +70,32 @@ export const JobOutputArgumentsSchema = z.object({
 /** job_kill's arguments. */
 export const JobKillArgumentsSchema = z.object({ job_id: JOB_ID })
 
+/** The most entries one sandbox_refusals call returns. */
+export const MAX_REFUSALS_LISTED = 50
+
+/** sandbox_refusals' arguments. */
+export const SandboxRefusalsArgumentsSchema = z.object({
+  after_run: z
+    .number()
+    .int()
+    .min(0)
+    .nullish()
+    .describe(
+      'Only runs numbered above this one (the last call\'s "last run" number); default: every run still logged.',
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .nullish()
+    .describe(`At most this many runs, the newest (at most ${MAX_REFUSALS_LISTED}); default ${MAX_REFUSALS_LISTED}.`),
+})
+
 /** What a model may send the bash tool. */
 export type BashArguments = Z.input<typeof BashArgumentsSchema>
 /** What a model may send job_output. */
 export type JobOutputArguments = Z.input<typeof JobOutputArgumentsSchema>
 /** What a model may send job_kill. */
 export type JobKillArguments = Z.input<typeof JobKillArgumentsSchema>
+/** What a model may send sandbox_refusals. */
+export type SandboxRefusalsArguments = Z.input<typeof SandboxRefusalsArgumentsSchema>

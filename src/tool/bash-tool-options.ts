@@ -8,11 +8,12 @@ import { zod } from '../policy/schema/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
 import { vocabularySchemas } from '../policy/schema/vocabulary.js'
 import { type NetworkPolicy, SANDBOX_MODES } from '../policy/vocabulary.js'
+import type { RefusalLogQuery, RefusalLogRead } from '../sandbox/refusal-log/log.js'
 import type { ShellEnvRegistry } from '../shell/env-registry.js'
 import type { ShellExecutor } from '../shell/types.js'
 import type { Approval } from './approval.js'
-import { InMemoryJobs } from './in-memory-jobs.js'
-import type { Jobs } from './jobs.js'
+import { InMemoryJobs } from './jobs/in-memory.js'
+import type { Jobs } from './jobs/port.js'
 import { SandboxFailureMemory } from './sandbox-failure-memory.js'
 
 const { z } = zod()
@@ -34,6 +35,13 @@ export interface BashToolOptions {
    * `deny` or a list the model may ask, with `additional_hosts`, for more hosts for one call.
    */
   network?: NetworkPolicy | undefined
+  /** The refusal log sandbox_refusals reads (a LocalSandbox); absent: the executor's, when it keeps one. */
+  refusalLog?: RefusalLogSource | undefined
+}
+
+/** Where sandbox_refusals reads the log: a LocalSandbox, or an executor over one. */
+export interface RefusalLogSource {
+  refusals(query?: RefusalLogQuery): RefusalLogRead | undefined
 }
 
 const method = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'must be a function' })
@@ -60,8 +68,12 @@ const OptionsSchema = z.strictObject(
     jobs: withMethods(['start', 'output', 'kill', 'list'], 'a Jobs port: start, output, kill, list').optional(),
     shellEnv: withMethods(['collect'], 'a ShellEnvRegistry: collect').optional(),
     network: vocabularySchemas().NetworkPolicySchema.optional(),
+    refusalLog: withMethods(['refusals'], 'a refusal log: refusals').optional(),
   },
-  { error: 'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network? })' },
+  {
+    error:
+      'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog? })',
+  },
 )
 
 /** Throws InvalidRequestError listing every missing, wrong or unknown option, each by name. */
@@ -88,6 +100,8 @@ export interface BashToolContext {
   failures: SandboxFailureMemory
   /** The network of every confined call (absent: inherit). */
   network: NetworkPolicy | undefined
+  /** What sandbox_refusals reads (absent: the executor keeps no log). */
+  refusalLog: RefusalLogSource | undefined
 }
 
 /** Checks `options` (see checkBashToolOptions) and fills the defaults of one tool set. */
@@ -101,5 +115,12 @@ export function bashToolContext(options: BashToolOptions): BashToolContext {
     shellEnv: options.shellEnv,
     failures: new SandboxFailureMemory(),
     network: options.network,
+    refusalLog: options.refusalLog ?? executorLog(options.executor),
   }
+}
+
+/** The executor's refusal log, when it keeps one (LocalShellExecutor over a sandbox). */
+function executorLog(executor: ShellExecutor): RefusalLogSource | undefined {
+  const reader = (executor as Partial<RefusalLogSource>).refusals
+  return typeof reader === 'function' ? { refusals: (query) => reader.call(executor, query) } : undefined
 }

@@ -32,8 +32,8 @@ import {
 } from './approval.js'
 import { BashArgumentsSchema, BashArgumentsUnsandboxedSchema } from './arguments.js'
 import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
-import { denialHints, startedJobText } from './job-render.js'
-import type { JobInfo, JobOwner } from './jobs.js'
+import { denialHints, startedJobText } from './jobs/render.js'
+import type { JobInfo, JobOwner } from './jobs/port.js'
 import {
   checkToolCall,
   parseArguments,

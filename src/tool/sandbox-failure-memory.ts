@@ -6,7 +6,7 @@
 import type { NetworkFacts } from '../policy/network/facts.js'
 import type { SandboxMode } from '../policy/vocabulary.js'
 import type { PrecedingFailure } from './approval.js'
-import { ownerKey, type JobOwner } from './jobs.js'
+import { ownerKey, type JobOwner } from './jobs/port.js'
 
 /** One failure as recorded (what PrecedingFailure says, minus what depends on the retry). */
 export type SandboxFailure = Omit<PrecedingFailure, 'sameCommand' | 'callsSince'>

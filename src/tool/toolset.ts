@@ -6,14 +6,17 @@
  */
 import { bashToolContext, type BashToolOptions } from './bash-tool-options.js'
 import { bashToolIn, type BashTool } from './bash-tool.js'
-import { jobKillToolIn, jobOutputToolIn, type JobKillTool, type JobOutputTool } from './job-tools.js'
-import type { Jobs } from './jobs.js'
+import { jobKillToolIn, jobOutputToolIn, type JobKillTool, type JobOutputTool } from './jobs/tools.js'
+import type { Jobs } from './jobs/port.js'
+import { refusalsToolIn, type SandboxRefusalsTool } from './refusals-tool.js'
 
 /** One tool set: the three tools, by name and as the list to register, and the jobs port they share. */
 export interface BashTools {
   bash: BashTool
   jobOutput: JobOutputTool
   jobKill: JobKillTool
+  /** sandbox_refusals: this session's refusals across runs (not in `tools`: register it where the model should see it). */
+  refusals: SandboxRefusalsTool
   /** `[bash, job_output, job_kill]`. */
   tools: readonly [BashTool, JobOutputTool, JobKillTool]
   jobs: Jobs
@@ -25,5 +28,6 @@ export function createBashTools(options: BashToolOptions): BashTools {
   const bash = bashToolIn(context)
   const jobOutput = jobOutputToolIn(context)
   const jobKill = jobKillToolIn(context)
-  return { bash, jobOutput, jobKill, tools: [bash, jobOutput, jobKill], jobs: context.jobs }
+  const refusals = refusalsToolIn(context)
+  return { bash, jobOutput, jobKill, refusals, tools: [bash, jobOutput, jobKill], jobs: context.jobs }
 }

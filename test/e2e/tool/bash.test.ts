@@ -69,6 +69,28 @@ describe('bash tool, unsandboxed', () => {
     })
   })
 
+  it("streams a foreground command's output to the call's onOutput while it runs", async () => {
+    const chunks: Array<{ chunk: string; stream: string; at: number }> = []
+    const onOutput = (chunk: string, stream: string) => chunks.push({ chunk, stream, at: Date.now() })
+    const command = 'for i in 1 2 3; do echo out$i; echo err$i >&2; sleep 0.3; done'
+    const r = await tool.execute({ command }, { ...call, onOutput })
+    const ended = Date.now()
+    expect(r.content).toBe('out1\nout2\nout3\n[stderr]\nerr1\nerr2\nerr3\n')
+    const text = (stream: string) =>
+      chunks
+        .filter((c) => c.stream === stream)
+        .map((c) => c.chunk)
+        .join('')
+    expect(text('stdout')).toBe('out1\nout2\nout3\n')
+    expect(text('stderr')).toBe('err1\nerr2\nerr3\n')
+    // The first line came while the command still slept, not with the result.
+    expect(ended - (chunks[0]?.at ?? ended)).toBeGreaterThan(400)
+    // A harness passing something else is told so; nothing runs.
+    await expect(tool.execute({ command: 'echo x' }, { ...call, onOutput: 'no' } as never)).rejects.toThrow(
+      'onOutput: must be a function',
+    )
+  })
+
   it('never forwards env or stdin from model arguments', async () => {
     const r = await tool.execute({ command: 'echo "[$SMUGGLED]"; cat', env: { SMUGGLED: 'x' }, stdin: 'typed' }, call)
     expect(r.content).toBe('[]\n')

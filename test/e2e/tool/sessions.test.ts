@@ -12,7 +12,7 @@ import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import type { ToolExecution } from '../../../src/shell/types.js'
 import { createBashTool } from '../../../src/tool/bash-tool.js'
 import { createBashTools } from '../../../src/tool/toolset.js'
-import { InMemoryJobs } from '../../../src/tool/in-memory-jobs.js'
+import { InMemoryJobs } from '../../../src/tool/jobs/in-memory.js'
 import { requireBackend } from '../../support/sandbox/backends.js'
 import { scratchDir } from '../../support/scratch.js'
 

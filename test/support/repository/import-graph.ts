@@ -151,7 +151,18 @@ export function layeringViolations(graph: ImportGraph): string[] {
  * the table of backends, the chain's probe, the choice, the verdicts).
  */
 export const SANDBOX_TIERS = {
-  mechanism: ['closed-classes', 'confinement', 'denials', 'network', 'probe', 'remedy', 'ruleset', 'seccomp', 'view'],
+  mechanism: [
+    'closed-classes',
+    'confinement',
+    'denials',
+    'network',
+    'probe',
+    'refusal-log',
+    'remedy',
+    'ruleset',
+    'seccomp',
+    'view',
+  ],
   backend: ['landlock', 'bubblewrap', 'seatbelt'],
 } as const
 

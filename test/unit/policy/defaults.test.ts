@@ -5,7 +5,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as defaults from '../../../src/policy/defaults.js'
 import { executorConfig } from '../../../src/shell/executor-options.js'
-import { MAX_JOB_WAIT_MS } from '../../../src/tool/job-tools.js'
+import { MAX_JOB_WAIT_MS } from '../../../src/tool/jobs/tools.js'
 import { stripComments } from '../../support/repository/import-graph.js'
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..')

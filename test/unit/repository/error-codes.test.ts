@@ -77,10 +77,11 @@ describe('error codes', () => {
     const read = (f: string) => stripComments(fs.readFileSync(path.join(repo, 'src', 'tool', f), 'utf8'))
     const bash = `${read('bash-tool.ts')}\n${read('model-tool.ts')}`
     for (const code of BASH_TOOL_ERROR_CODES) expect(bash, code).toContain(`'${code}'`)
-    const jobs = read('job-tools.ts')
+    const jobs = read('jobs/tools.ts')
     for (const code of JOB_TOOL_ERROR_CODES) expect(jobs, code).toContain(`'${code}'`)
     // Every code literal a tool returns is in the set (tsc holds toolError to it as well).
-    const used = [...`${bash}\n${jobs}`.matchAll(/toolError\([^;]*?'([A-Z_]+)'\)/gs)].map((m) => m[1]!)
+    const refusals = read('refusals-tool.ts')
+    const used = [...`${bash}\n${jobs}\n${refusals}`.matchAll(/toolError\([^;]*?'([A-Z_]+)'\)/gs)].map((m) => m[1]!)
     expect(used.length).toBeGreaterThan(5)
     expect(used.filter((c) => !(TOOL_ERROR_CODES as readonly string[]).includes(c))).toEqual([])
   })

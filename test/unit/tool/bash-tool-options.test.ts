@@ -5,7 +5,7 @@ import { LocalShellExecutor } from '../../../src/shell/executor.js'
 import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
 import { createBashTool } from '../../../src/tool/bash-tool.js'
 import { createBashTools } from '../../../src/tool/toolset.js'
-import { InMemoryJobs } from '../../../src/tool/in-memory-jobs.js'
+import { InMemoryJobs } from '../../../src/tool/jobs/in-memory.js'
 import { invalid } from '../../support/invalid.js'
 
 const executor = new LocalShellExecutor({ cwd: '/' })
@@ -19,7 +19,7 @@ describe('bash tool options', () => {
       expect(error.message).toMatch(/^invalid bash tool options: executor: required/)
     }
     expect(invalid(() => createBashTool(undefined as never)).issues).toEqual([
-      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network? })',
+      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog? })',
     ])
   })
 

@@ -4,11 +4,11 @@
  * runner failures once it settled), `job_kill` stops its whole tree and reports how it ended.
  * Both go through the jobs port, so a job is only ever reached by its owner (session and agent).
  */
-import { JobKillArgumentsSchema, JobOutputArgumentsSchema } from './arguments.js'
-import { MAX_JOB_WAIT_MS } from '../policy/defaults.js'
-import type { BashToolContext } from './bash-tool-options.js'
-import { denialHints, renderJobRead } from './job-render.js'
-import type { JobInfo, JobOwner } from './jobs.js'
+import { JobKillArgumentsSchema, JobOutputArgumentsSchema } from '../arguments.js'
+import { MAX_JOB_WAIT_MS } from '../../policy/defaults.js'
+import type { BashToolContext } from '../bash-tool-options.js'
+import { denialHints, renderJobRead } from './render.js'
+import type { JobInfo, JobOwner } from './port.js'
 import {
   checkToolCall,
   parseArguments,
@@ -16,9 +16,9 @@ import {
   type ModelTool,
   type ToolCall,
   type ToolResult,
-} from './model-tool.js'
-import { failureOf } from './sandbox-failure-memory.js'
-import { modelInputSchema } from './tool-schema.js'
+} from '../model-tool.js'
+import { failureOf } from '../sandbox-failure-memory.js'
+import { modelInputSchema } from '../tool-schema.js'
 
 export { MAX_JOB_WAIT_MS }
 

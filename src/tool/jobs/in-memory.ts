@@ -3,7 +3,7 @@
  * owner, settled ones dropped oldest first beyond a cap. The processes themselves belong to the
  * executor's subprocess runtime; `dispose()` kills the jobs still running.
  */
-import type { ShellProcess } from '../shell/types.js'
+import type { ShellProcess } from '../../shell/types.js'
 import {
   ownerKey,
   type JobInfo,
@@ -13,7 +13,7 @@ import {
   type JobOwner,
   type Jobs,
   type JobStart,
-} from './jobs.js'
+} from './port.js'
 
 /** Options of InMemoryJobs. */
 export interface InMemoryJobsOptions {

@@ -6,7 +6,7 @@
  * without one, cordon's InMemoryJobs is used. Every method may answer with a promise, so a
  * remote runtime fits.
  */
-import type { ShellProcess, ShellProcessRead, ShellProcessStatus, ShellSandboxInfo } from '../shell/types.js'
+import type { ShellProcess, ShellProcessRead, ShellProcessStatus, ShellSandboxInfo } from '../../shell/types.js'
 
 /** Who a job belongs to: the session and agent of the call that started it. Only its owner can read or kill it. */
 export interface JobOwner {

@@ -5,12 +5,12 @@
  * `[status: completed, exit code: N]`, `[status: killed, signal: SIG]` or
  * `[status: killed, killed before exit]` (the reference's outcome details).
  */
-import type { SandboxMode } from '../policy/vocabulary.js'
-import { narrowestWiderMode } from '../policy/widen.js'
-import { denialLines, runnerFailureMarker } from '../shell/exit-status.js'
-import type { ShellProcessRead } from '../shell/types.js'
-import type { BashToolContext } from './bash-tool-options.js'
-import type { JobInfo } from './jobs.js'
+import type { SandboxMode } from '../../policy/vocabulary.js'
+import { narrowestWiderMode } from '../../policy/widen.js'
+import { denialLines, runnerFailureMarker } from '../../shell/exit-status.js'
+import type { ShellProcessRead } from '../../shell/types.js'
+import type { BashToolContext } from '../bash-tool-options.js'
+import type { JobInfo } from './port.js'
 
 /** The body shown when a read brought nothing new. */
 export const NO_NEW_OUTPUT = '(no new output)'

@@ -7,15 +7,15 @@ import {
   NETWORK_HINT,
   networkDenialMarker,
   runnerFailureMarker,
-} from '../../../src/shell/exit-status.js'
+} from '../../../../src/shell/exit-status.js'
 import {
   denialHints,
   droppedOutputNote,
   jobStatusLine,
   NO_NEW_OUTPUT,
   renderJobRead,
-} from '../../../src/tool/job-render.js'
-import type { JobInfo } from '../../../src/tool/jobs.js'
+} from '../../../../src/tool/jobs/render.js'
+import type { JobInfo } from '../../../../src/tool/jobs/port.js'
 
 const job = (over: Partial<JobInfo> = {}): JobInfo => ({
   id: 'job-1',
