@@ -51,3 +51,9 @@ export const DEFAULT_SEATBELT_CANARY_TIMEOUT_MS = 3000
  * process shares that loopback, so one fixed port serves every run).
  */
 export const PROXY_PORT = 3128
+
+/** How often, at most, a streamed tool call shows a running command's output so far (ms). */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 200
+
+/** How much of a running command's output a streamed tool call shows: its tail (characters). */
+export const DEFAULT_PROGRESS_TAIL_CHARS = 8000

@@ -11,6 +11,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['shell'],
   ['tool', 'cli'],
+  ['adapters'],
 ]
 
 /** The floor rank of a module path relative to the repository (`src/sandbox/confinement/plan.ts` → 2); `index` for src/index.ts. */
