@@ -57,6 +57,10 @@ const VERBS = {
     const m = await import('./explain.js')
     return { help: m.EXPLAIN_HELP, run: (a: string[], io: CliIo) => m.explainVerb(a, io) }
   },
+  schema: async () => {
+    const m = await import('./schema/verb.js')
+    return { help: m.SCHEMA_HELP, run: (a: string[], io: CliIo) => m.schemaVerb(a, io) }
+  },
 } as const
 
 type VerbName = keyof typeof VERBS
@@ -69,6 +73,7 @@ Verbs:
   shell [options] [-- PROG]  an interactive program on a terminal cordon allocates (default $SHELL)
   probe [--json]             which sandbox backends work on this host
   explain [options]          the policy, backend and exact rules a run would use, without running
+  schema run                 the JSON Schema of \`cordon run --json\`'s output
 
 Options:
   -V, --version              print cordon's version

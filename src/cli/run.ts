@@ -47,6 +47,8 @@ ${POLICY_HELP}
                          clipboard writes, title changes, terminal queries and DCS/APC strings
                          the command prints are dropped)
   -h, --help             this help
+
+\`cordon schema run\` prints the JSON Schema of --json's output.
 `
 
 /** The process exit status for a run result, as timeout(1) and shells report it. */

@@ -61,7 +61,7 @@ describe('usage errors', () => {
     expect(existsSync(marker)).toBe(false)
   })
 
-  it('shell, explain and probe: the same form, their own name', () => {
+  it('shell, explain, probe and schema: the same form, their own name', () => {
     expect(usageLine('cordon shell', ['shell', '--bogus'])).toBe('unknown option --bogus')
     expect(usageLine('cordon shell', ['shell', '--backend', 'chroot'])).toBe(
       '--backend: unknown backend "chroot" (landlock, bubblewrap, seatbelt)',
@@ -72,11 +72,13 @@ describe('usage errors', () => {
     expect(usageLine('cordon explain', ['explain', 'ls'])).toMatch(/^runs nothing and takes no command \(got "ls"\)/)
     expect(usageLine('cordon probe', ['probe', '--mode', 'read-only'])).toBe('unknown option --mode')
     expect(usageLine('cordon probe', ['probe', 'now'])).toBe('takes no arguments, got "now"')
+    expect(usageLine('cordon schema', ['schema'])).toBe('name the output to describe (run), e.g. cordon schema run')
+    expect(usageLine('cordon schema', ['schema', 'shell'])).toBe('no schema for "shell" (run)')
   })
 
   it('the top level: an unknown verb or option names what there is', () => {
     expect(usageLine('cordon', ['frobnicate'])).toMatch(
-      /^unknown verb "frobnicate" \(run, shell, probe, explain/,
+      /^unknown verb "frobnicate" \(run, shell, probe, explain, schema/,
     )
     expect(usageLine('cordon', ['--bogus'])).toBe('unknown option --bogus (-V, --version, -h, --help)')
   })
@@ -111,6 +113,7 @@ describe('the version and the help', () => {
     expect(help).toContain(
       `--timeout MS       kill the command after MS milliseconds: digits, 1 to ${MAX_TIMER_DELAY_MS}`,
     )
+    expect(help).toContain('cordon schema run')
     expect(cordon(['help', 'run']).stdout).toBe(help)
   })
 })
