@@ -19,6 +19,7 @@ import { seccompRulesFor } from '../sandbox/seccomp/rules.js'
 import { explainSeatbelt } from '../sandbox/seatbelt/explain.js'
 import { POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 import { displayShellWord } from './shell-quote.js'
+import { UsageError } from './usage-error.js'
 
 /** `cordon explain --help`. */
 export const EXPLAIN_HELP = `Usage: cordon explain [options]
@@ -353,11 +354,15 @@ export function renderExplanation(report: Record<string, unknown>): string {
 
 /** Runs the `explain` verb; returns the exit status. */
 export async function explainVerb(args: string[], io: { stdout: NodeJS.WritableStream }): Promise<number> {
-  const { values } = parseWith(args, {})
+  const { values, positionals } = parseWith(args, {})
   if (values.help) {
     io.stdout.write(EXPLAIN_HELP)
     return 0
   }
+  if (positionals.length > 0)
+    throw new UsageError(
+      `runs nothing and takes no command (got "${displayLine(positionals[0] as string)}"); give only run's policy options`,
+    )
   const flags = policyFrom(values)
   const report = await explainPolicy(flags)
   io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderExplanation(report))

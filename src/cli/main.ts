@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
+import { displayLine } from '../policy/display-text.js'
 
 /**
  * `io` with stdin (default process.stdin), each stream read only when asked: making the
@@ -56,6 +57,10 @@ const VERBS = {
     const m = await import('./explain.js')
     return { help: m.EXPLAIN_HELP, run: (a: string[], io: CliIo) => m.explainVerb(a, io) }
   },
+  schema: async () => {
+    const m = await import('./schema/verb.js')
+    return { help: m.SCHEMA_HELP, run: (a: string[], io: CliIo) => m.schemaVerb(a, io) }
+  },
 } as const
 
 type VerbName = keyof typeof VERBS
@@ -68,6 +73,11 @@ Verbs:
   shell [options] [-- PROG]  an interactive program on a terminal cordon allocates (default $SHELL)
   probe [--json]             which sandbox backends work on this host
   explain [options]          the policy, backend and exact rules a run would use, without running
+  schema run                 the JSON Schema of \`cordon run --json\`'s output
+
+Options:
+  -V, --version              print cordon's version
+  -h, --help                 this help
 
 Run \`cordon <verb> --help\` for a verb's options.
 `
@@ -84,38 +94,54 @@ export interface CliIo {
   stdin?: TerminalIo['stdin']
 }
 
+/**
+ * Tells `io` why cordon failed: as JSON on stdout under `--json`, else one line on stderr, and
+ * for a usage error the verb's help to read (`see cordon run --help`), never the whole help.
+ */
+function reportFailure(error: unknown, verb: string | undefined, json: boolean, io: CliIo): void {
+  const e = error instanceof Error ? error : new Error(String(error))
+  const code = (e as { code?: string }).code ?? 'CORDON_ERROR'
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ error: { name: e.name, code, message: e.message } })}\n`)
+  } else if (error instanceof UsageError) {
+    const who = isVerb(verb) ? `cordon ${verb}` : 'cordon'
+    io.stderr.write(`${who}: ${e.message}\nsee ${who} --help\n`)
+  } else {
+    io.stderr.write(`cordon: ${e.message}\n`)
+  }
+}
+
+/** What `cordon` does with a first word that is no verb: help (`cordon help VERB`: that verb's), the version, else a UsageError. */
+async function topLevel(word: string | undefined, rest: readonly string[], io: CliIo): Promise<number> {
+  switch (word) {
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      io.stdout.write(isVerb(rest[0]) ? (await VERBS[rest[0]]()).help : MAIN_HELP)
+      return word === undefined ? EXIT_CORDON_FAILED : 0
+    case '-V':
+    case '-v':
+    case '--version':
+      io.stdout.write(`cordon ${version()}\n`)
+      return 0
+    default: {
+      const verbs = Object.keys(VERBS).join(', ')
+      if (word.startsWith('-')) throw new UsageError(`unknown option ${displayLine(word)} (-V, --version, -h, --help)`)
+      throw new UsageError(`unknown verb "${displayLine(word)}" (${verbs})`)
+    }
+  }
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit status. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [verb, ...rest] = argv
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--')
   try {
     if (isVerb(verb)) return await (await VERBS[verb]()).run(rest, io)
-    switch (verb) {
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        io.stdout.write(MAIN_HELP)
-        return verb === undefined ? EXIT_CORDON_FAILED : 0
-      case '-v':
-      case '--version':
-        io.stdout.write(`cordon ${version()}\n`)
-        return 0
-      default:
-        throw new UsageError(`unknown verb "${verb}" (run, shell, probe, explain)`)
-    }
+    return await topLevel(verb, rest, io)
   } catch (error) {
-    const e = error instanceof Error ? error : new Error(String(error))
-    const code = (e as { code?: string }).code ?? 'CORDON_ERROR'
-    if (json) {
-      io.stdout.write(`${JSON.stringify({ error: { name: e.name, code, message: e.message } })}\n`)
-    } else {
-      io.stderr.write(`cordon: ${e.message}\n`)
-      if (error instanceof UsageError) {
-        const help = isVerb(verb) ? (await VERBS[verb]()).help : MAIN_HELP
-        io.stderr.write(`\n${help}`)
-      }
-    }
+    reportFailure(error, verb, json, io)
     // Every failure of cordon itself (usage, SANDBOX_UNAVAILABLE, an invalid request…) is 125.
     return EXIT_CORDON_FAILED
   }

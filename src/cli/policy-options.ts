@@ -3,7 +3,7 @@
  * translation into a resolved policy.
  */
 import { resolve as resolvePath } from 'node:path'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import type { ParseArgsConfig } from 'node:util'
 import { DEFAULT_NETWORK_POLICY, DEFAULT_SANDBOX_MODE } from '../policy/defaults.js'
 import { type ResolvePolicyInput, resolvePolicy } from '../policy/resolve.js'
 import { displayLine } from '../policy/display-text.js'
@@ -18,6 +18,8 @@ import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 import { displayShellWord } from './shell-quote.js'
+import { workingDirectory } from './invocation/cwd.js'
+import { type CliOptions, type ParsedWords, parseWords } from './invocation/parse.js'
 import { UsageError } from './usage-error.js'
 
 /** The parseArgs options of the policy flags. */
@@ -82,22 +84,19 @@ export interface PolicyFlags {
   probeCache: 'use' | 'refresh'
 }
 
-/** Parses `args` with `extra` options; unknown options and bad values throw UsageError. */
-export function parseWith(
-  args: string[],
-  extra: NonNullable<ParseArgsConfig['options']>,
-): { values: Record<string, unknown>; positionals: string[] } {
-  try {
-    return parseArgs({ args, options: { ...POLICY_OPTIONS, ...extra }, allowPositionals: true, strict: true })
-  } catch (error) {
-    throw new UsageError(
-      error instanceof Error ? error.message.replace(/\. To specify a positional.*$/s, '') : String(error),
-    )
-  }
+/**
+ * Parses `args` with the policy options and `extra` (`takes.command`: the verb runs a command
+ * given after --); each mistake throws a UsageError naming the flag (src/cli/invocation/parse.ts).
+ */
+export function parseWith(args: string[], extra: CliOptions, takes: { command?: boolean } = {}): ParsedWords {
+  return parseWords(args, { ...POLICY_OPTIONS, ...extra }, takes)
 }
 
-/** Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag. */
-export function policyFrom(values: Record<string, unknown>, cwd = process.cwd()): PolicyFlags {
+/**
+ * Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag.
+ * `cwd` defaults to the working directory (src/cli/invocation/cwd.ts: CwdGoneError when it was removed).
+ */
+export function policyFrom(values: Record<string, unknown>, cwd = workingDirectory(values.root)): PolicyFlags {
   const mode = (values.mode as string | undefined) ?? DEFAULT_SANDBOX_MODE
   if (!isSandboxMode(mode))
     throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)

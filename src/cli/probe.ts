@@ -1,7 +1,9 @@
 /** `cordon probe`: which backends really confine on this host, what each governs, and remedies. */
+import { displayLine } from '../policy/display-text.js'
 import { LocalSandbox } from '../sandbox/local-sandbox.js'
 import type { BackendCapability, SandboxCapabilities } from '../sandbox/probe.js'
-import { parseWith } from './policy-options.js'
+import { parseWords } from './invocation/parse.js'
+import { UsageError } from './usage-error.js'
 
 /** `cordon probe --help`. */
 export const PROBE_HELP = `Usage: cordon probe [--json]
@@ -72,11 +74,12 @@ export function renderCapabilities(caps: SandboxCapabilities): string {
 
 /** Runs the `probe` verb; returns the exit status (0 even when nothing is usable: the probe is a report). */
 export async function probeVerb(args: string[], io: { stdout: NodeJS.WritableStream }): Promise<number> {
-  const { values } = parseWith(args, {})
+  const { values, positionals } = parseWords(args, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } })
   if (values.help) {
     io.stdout.write(PROBE_HELP)
     return 0
   }
+  if (positionals.length > 0) throw new UsageError(`takes no arguments, got "${displayLine(positionals[0] as string)}"`)
   // `cordon probe` always probes, and keeps the verdict for the other verbs.
   const sandbox = await LocalSandbox.create({ probeCache: 'refresh' })
   try {

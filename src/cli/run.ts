@@ -20,25 +20,35 @@ import { LocalShellExecutor, type ShellSandbox } from '../shell/executor.js'
 import type { ShellExecSpec, ShellRunResult } from '../shell/types.js'
 import { keptEnv, POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
 import { runInTerminal, type TerminalIo } from './shell.js'
-import { displayShellWord, shellQuote } from './shell-quote.js'
+import { displayShellWord } from './shell-quote.js'
+import { MAX_TIMER_DELAY_MS } from '../subprocess/spec/limits.js'
+import { oneWordHint, runCommandFrom } from './invocation/command.js'
+import { workingDirectory } from './invocation/cwd.js'
+import { timeoutFrom } from './invocation/timeout.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
 /** `cordon run --help`. */
 export const RUN_HELP = `Usage: cordon run [options] -- WORD...
+       cordon run [options] -c 'COMMAND'
 
-Runs WORD... as one bash command (each word shell-quoted), confined to the policy.
+Runs WORD... as one bash command (each word shell-quoted, so \`-- echo 'a b'\` prints a b), or
+COMMAND as bash reads it (pipes, $VARS, globs), confined to the policy.
 Exit status: the command's; 124 on timeout; 128+N when killed by signal N; 125 when cordon
 itself could not run it (bad usage, or no sandbox can enforce the mode: SANDBOX_UNAVAILABLE).
 
 Options:
 ${POLICY_HELP}
-      --timeout MS       kill the command after MS milliseconds (default ${DEFAULT_TIMEOUT_MS})
+  -c, --command STRING   run STRING as a bash command, as it is (instead of -- WORD...)
+      --timeout MS       kill the command after MS milliseconds: digits, 1 to ${MAX_TIMER_DELAY_MS}
+                         (default ${DEFAULT_TIMEOUT_MS})
       --tty              run it on a terminal cordon allocates, relayed to yours (for tools that
                          need one), confined the same way
       --raw-output       pass every escape sequence to your terminal (by default, on a terminal,
                          clipboard writes, title changes, terminal queries and DCS/APC strings
                          the command prints are dropped)
   -h, --help             this help
+
+\`cordon schema run\` prints the JSON Schema of --json's output.
 `
 
 /** The process exit status for a run result, as timeout(1) and shells report it. */
@@ -182,21 +192,6 @@ const UNCONFINED: ShellSandbox = {
   },
 }
 
-/**
- * The bash command for `cordon run -- WORD...`: the words shell-quoted, except that a lone
- * `bash -c SCRIPT` runs SCRIPT itself — the same program (the executor's own shell is bash), and
- * cordon then sees where each of its commands failed (denial paths after a `cd`).
- */
-export function commandOf(words: readonly string[]): string {
-  if (
-    words.length === 3 &&
-    (words[0] === 'bash' || words[0] === '/bin/bash' || words[0] === '/usr/bin/bash') &&
-    words[1] === '-c'
-  )
-    return words[2] as string
-  return words.map(shellQuote).join(' ')
-}
-
 /** Writes a run's output to `io` as it comes, through the escape filter where a stream is a terminal. */
 function relayTo(io: TerminalIo, filter: boolean): (chunk: string, stream: 'stdout' | 'stderr') => void {
   // Each stream (and its filter) is made on its first chunk: a command that prints nothing costs none.
@@ -270,34 +265,53 @@ function oneShotSandbox(flags: ReturnType<typeof policyFrom>): LocalSandboxOptio
   }
 }
 
-/** `--timeout MS` as milliseconds (undefined when absent); anything but a positive whole number throws UsageError. */
-function timeoutFrom(value: unknown): number | undefined {
-  if (value === undefined) return undefined
-  const ms = Number(value)
-  if (!Number.isInteger(ms) || ms <= 0)
-    throw new UsageError(`--timeout: must be a positive whole number of ms, got "${String(value)}"`)
-  return ms
+/** The lines a person reads after a run, on stderr: enforcement, denials, the scrub, a timeout, a one-word hint. */
+function reportLines(
+  result: ShellRunResult,
+  policy: SandboxExecutionPolicy,
+  spec: ShellExecSpec,
+  words: string[],
+): string[] {
+  const lines: string[] = []
+  if (result.sandbox?.enforcement === 'partial') {
+    lines.push(
+      `cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs`,
+    )
+  }
+  lines.push(...factLines(result, policy, { command: spec.command, cwd: spec.workdir }))
+  const removed = removedEnvLine(result)
+  if (removed) lines.push(removed)
+  if (result.timedOut) lines.push(`cordon: timed out after ${result.timeoutMs}ms`)
+  const hint = oneWordHint(words, result.exitCode)
+  if (hint) lines.push(hint)
+  return lines
 }
 
 /** Runs the `run` verb; returns the exit status. */
 export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
-  const { values, positionals } = parseWith(args, {
-    timeout: { type: 'string' },
-    tty: { type: 'boolean' },
-    'raw-output': { type: 'boolean' },
-  })
+  const { values, positionals } = parseWith(
+    args,
+    {
+      command: { type: 'string', short: 'c' },
+      timeout: { type: 'string' },
+      tty: { type: 'boolean' },
+      'raw-output': { type: 'boolean' },
+    },
+    { command: true },
+  )
   if (values.help) {
     io.stdout.write(RUN_HELP)
     return 0
   }
-  const flags = policyFrom(values)
-  if (positionals.length === 0) throw new UsageError('run: give the command after --, e.g. cordon run -- ls -la')
+  const command = runCommandFrom(values.command, positionals)
   const timeoutMs = timeoutFrom(values.timeout)
+  const cwd = workingDirectory(values.root)
+  const flags = policyFrom(values, cwd)
   if (values.tty) {
     if (flags.json) throw new UsageError('--tty: a terminal has no JSON result; drop --json')
-    const argv = ['bash', '-c', positionals.map(shellQuote).join(' ')]
     const rawOutput = values['raw-output'] === true
-    return runInTerminal({ argv, flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false, rawOutput }, io)
+    const argv = ['bash', '-c', command]
+    return runInTerminal({ argv, flags, timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS, banner: false, rawOutput, cwd }, io)
   }
   const confined = flags.policy.mode !== 'danger-full-access'
   const sandbox = confined ? await LocalSandbox.create(oneShotSandbox(flags)) : UNCONFINED
@@ -305,7 +319,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   // swept by age at a later start.
   const spillDir = cliSpillDir()
   const executor = new LocalShellExecutor({
-    cwd: process.cwd(),
+    cwd,
     ...(spillDir === undefined ? {} : { spillDir }),
     workspaceRoot: flags.policy.workspaceRoot,
     environment: flags.environment,
@@ -319,7 +333,7 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
   process.once('SIGTERM', onSignal)
   try {
     const spec = executor.resolve({
-      command: commandOf(positionals),
+      command,
       sandboxPolicy: flags.policy,
       signal: interrupt.signal,
       env: keptEnv(flags.keepEnv),
@@ -327,20 +341,8 @@ export async function runVerb(args: string[], io: TerminalIo): Promise<number> {
     })
     const relay = flags.json ? undefined : relayTo(io, values['raw-output'] !== true)
     const result = await runForwardingStdin(executor, spec, io, relay)
-    if (flags.json) {
-      io.stdout.write(`${JSON.stringify(result)}\n`)
-    } else {
-      if (result.sandbox?.enforcement === 'partial') {
-        io.stderr.write(
-          `cordon: note: ${result.sandbox.mode} is enforced only partially by ${result.sandbox.backend} here (see \`cordon probe\`); --require-full refuses such runs\n`,
-        )
-      }
-      for (const line of factLines(result, flags.policy, { command: spec.command, cwd: spec.workdir }))
-        io.stderr.write(`${line}\n`)
-      const removed = removedEnvLine(result)
-      if (removed) io.stderr.write(`${removed}\n`)
-      if (result.timedOut) io.stderr.write(`cordon: timed out after ${result.timeoutMs}ms\n`)
-    }
+    if (flags.json) io.stdout.write(`${JSON.stringify(result)}\n`)
+    else for (const line of reportLines(result, flags.policy, spec, positionals)) io.stderr.write(`${line}\n`)
     return exitStatusOf(result)
   } finally {
     process.off('SIGINT', onSignal)

@@ -21,6 +21,7 @@ import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpa
 import { outputProcessingOff } from './output-processing.js'
 import { keptEnv, POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
 import { outputFilterFor } from './terminal-filter.js'
+import { workingDirectory } from './invocation/cwd.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
 /** `cordon shell --help`. */
@@ -171,6 +172,8 @@ export interface TerminalRun {
   banner: boolean
   /** Pass every escape sequence to the person's terminal (`--raw-output`); default: filtered. */
   rawOutput?: boolean | undefined
+  /** Where the program starts; default the current directory. */
+  cwd?: string | undefined
 }
 
 /** Runs `run.argv` on a cordon terminal relayed to `io`, confined by policy; returns the exit status. */
@@ -181,7 +184,7 @@ export async function runInTerminal(run: TerminalRun, io: TerminalIo): Promise<n
     const confined = sandbox.confineTerminal(
       {
         argv: run.argv,
-        cwd: process.cwd(),
+        cwd: run.cwd ?? process.cwd(),
         env: keptEnv(run.flags.keepEnv),
         ...sizeOf(io),
         graceMs: TERMINAL_GRACE_MS,
@@ -205,13 +208,14 @@ export async function runInTerminal(run: TerminalRun, io: TerminalIo): Promise<n
 
 /** Runs the `shell` verb; returns the exit status. */
 export async function shellVerb(args: string[], io: TerminalIo): Promise<number> {
-  const { values, positionals } = parseWith(args, { 'raw-output': { type: 'boolean' } })
+  const { values, positionals } = parseWith(args, { 'raw-output': { type: 'boolean' } }, { command: true })
   if (values.help) {
     io.stdout.write(SHELL_HELP)
     return 0
   }
-  if (values.json) throw new UsageError('shell: --json does not apply to an interactive terminal')
-  const flags = policyFrom(values)
+  if (values.json) throw new UsageError('--json does not apply to an interactive terminal')
+  const cwd = workingDirectory(values.root)
+  const flags = policyFrom(values, cwd)
   const argv = positionals.length > 0 ? positionals : [process.env.SHELL || 'bash']
-  return runInTerminal({ argv, flags, banner: true, rawOutput: values['raw-output'] === true }, io)
+  return runInTerminal({ argv, flags, banner: true, rawOutput: values['raw-output'] === true, cwd }, io)
 }

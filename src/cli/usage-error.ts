@@ -1,4 +1,4 @@
-/** A command-line mistake: named, printed with the verb's usage, exit 125 (as timeout(1) does). */
+/** A command-line mistake: one line naming it, then `see cordon VERB --help`; exit 125 (as timeout(1) does). */
 export class UsageError extends Error {
   override readonly name = 'UsageError'
   readonly code = 'CORDON_USAGE'

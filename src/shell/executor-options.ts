@@ -23,9 +23,9 @@ import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
 export interface LocalShellExecutorOptions {
   /** Default working directory (absolute); default `process.cwd()`. */
   cwd?: string
-  /** Default timeout of a foreground run; default 120000. */
+  /** Default timeout of a foreground run; default 120000; at most MAX_TIMER_DELAY_MS (a Node timer's longest). */
   timeoutMs?: number
-  /** Cap on any requested timeout; default 600000. */
+  /** Cap on any requested timeout (a longer request gets this); default 600000; at most MAX_TIMER_DELAY_MS. */
   maxTimeoutMs?: number
   /** In-memory tail per stream; default 64000. */
   maxOutputBytes?: number
@@ -68,13 +68,15 @@ const configSchema = onDemand(() => {
   const { z } = zod()
   const positive = z.number().refine((n) => Number.isFinite(n) && n > 0, 'must be a positive finite number')
   const absolute = z.string().refine((p) => isAbsolute(p), 'must be an absolute path')
+  // A longer delay would fire after 1 ms (Node's timer overflow): refused, as graceMs is.
+  const timer = positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`)
   return z.object({
     cwd: absolute,
-    timeoutMs: positive,
-    maxTimeoutMs: positive,
+    timeoutMs: timer,
+    maxTimeoutMs: timer,
     maxOutputBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
     maxSpillBytes: positive.refine(Number.isInteger, 'must be a whole number of bytes'),
-    graceMs: positive.refine((n) => n <= MAX_TIMER_DELAY_MS, `must be at most ${MAX_TIMER_DELAY_MS}`),
+    graceMs: timer,
     defaultMode: vocabularySchemas().SandboxModeSchema,
     workspaceRoot: absolute,
     environment: z.enum(['scrubbed', 'minimal']),
@@ -83,20 +85,29 @@ const configSchema = onDemand(() => {
 })
 
 const isPositive = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0
+/** A delay a Node timer holds: positive, finite, at most MAX_TIMER_DELAY_MS. */
+const isTimerDelay = (n: unknown): n is number => isPositive(n) && n <= MAX_TIMER_DELAY_MS
+
+/** Returns when `ms` is a delay a Node timer holds; else throws InvalidRequestError naming `field` and the maximum. */
+export function checkTimerDelay(field: string, ms: unknown): void {
+  if (!isTimerDelay(ms))
+    throw new InvalidRequestError([`${field}: must be a positive number of ms, at most ${MAX_TIMER_DELAY_MS}`], {
+      context: 'cordon: invalid shell request',
+    })
+}
 const isAbsoluteString = (p: unknown) => typeof p === 'string' && isAbsolute(p)
 
 /** True only when the config schema accepts `c` (false: ask the schema, which names what is wrong). */
 function certainlyValidConfig(c: ExecutorConfig): boolean {
   return (
     isAbsoluteString(c.cwd) &&
-    isPositive(c.timeoutMs) &&
-    isPositive(c.maxTimeoutMs) &&
+    isTimerDelay(c.timeoutMs) &&
+    isTimerDelay(c.maxTimeoutMs) &&
     isPositive(c.maxOutputBytes) &&
     Number.isInteger(c.maxOutputBytes) &&
     isPositive(c.maxSpillBytes) &&
     Number.isInteger(c.maxSpillBytes) &&
-    isPositive(c.graceMs) &&
-    c.graceMs <= MAX_TIMER_DELAY_MS &&
+    isTimerDelay(c.graceMs) &&
     isSandboxMode(c.defaultMode) &&
     isAbsoluteString(c.workspaceRoot) &&
     (c.environment === 'scrubbed' || c.environment === 'minimal') &&

@@ -19,7 +19,12 @@ import type { SubprocessHandle, SubprocessSpawnSpec } from '../subprocess/types.
 import { BackgroundShellProcess } from './background-process.js'
 import { checkOneStdin, feedStdin, streamDecoder } from './run-streams.js'
 import type { ShellEnvRegistry } from './env-registry.js'
-import { executorConfig, type ExecutorConfig, type LocalShellExecutorOptions } from './executor-options.js'
+import {
+  checkTimerDelay,
+  executorConfig,
+  type ExecutorConfig,
+  type LocalShellExecutorOptions,
+} from './executor-options.js'
 import type { PreparedSpawn, PrepareOptions, SpawnPreparer } from './prepared-spawn.js'
 import type {
   CollectedOutput,
@@ -224,6 +229,8 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    */
   async run(spec: ShellExecSpec, options: ShellRunOptions = {}): Promise<ShellRunResult> {
     checkOneStdin(spec, options.stdin)
+    // A spec made by hand skips resolve's cap: a delay no timer holds would fire after 1 ms.
+    checkTimerDelay('spec.timeoutMs', spec.timeoutMs)
     if (spec.signal?.aborted) return abortedBeforeSpawn(spec)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()

@@ -23,7 +23,7 @@ describe('cordon --allow-host / --deny-host', () => {
       const tail = verb[0] === 'explain' ? [] : ['touch', marker]
       const alone = cordon([verb[0] as string, '--deny-host', 'evil.example', ...verb.slice(1), ...tail])
       expect(alone.status).toBe(125)
-      expect(alone.stderr).toMatch(/^cordon: --deny-host: only narrows an allow-list/)
+      expect(alone.stderr).toMatch(new RegExp(`^cordon ${verb[0]}: --deny-host: only narrows an allow-list`))
       for (const network of ['inherit', 'deny']) {
         const both = cordon([
           verb[0] as string,
@@ -36,7 +36,7 @@ describe('cordon --allow-host / --deny-host', () => {
         ])
         expect(both.status).toBe(125)
         expect(both.stderr).toContain(
-          `cordon: --allow-host: an allow-list is its own network policy; drop --network ${network}`,
+          `cordon ${verb[0]}: --allow-host: an allow-list is its own network policy; drop --network ${network}`,
         )
       }
     }
@@ -58,7 +58,7 @@ describe('cordon --allow-host / --deny-host', () => {
       marker,
     ])
     expect(r.status).toBe(125)
-    expect(r.stderr).toContain('cordon: 2 host patterns do not parse:\n')
+    expect(r.stderr).toContain('cordon run: 2 host patterns do not parse:\n')
     expect(r.stderr).toContain(`  --allow-host 'a b': "a b" is not a host name or an IP address\n`)
     expect(r.stderr).toContain(
       `  --deny-host $'\\x1b[2Jx:70000': the port must be a number from 1 to 65535 (got "70000")\n`,

@@ -11,6 +11,7 @@ import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
 import type { ToolExecution } from '../../../src/shell/types.js'
 import { defaultSubprocessRuntime, disposeDefaultSubprocessRuntime } from '../../../src/subprocess/default-runtime.js'
 import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
+import { MAX_TIMER_DELAY_MS } from '../../../src/subprocess/spec/limits.js'
 import { requireBackend } from '../../support/sandbox/backends.js'
 import { alive, eventually, pidsIn } from '../../support/subprocess/processes.js'
 import { invalid } from '../../support/invalid.js'
@@ -53,6 +54,30 @@ describe('unsandboxed executor: defaults and caps', () => {
     expect(issues).toMatch(/timeoutMs/)
     expect(issues).toMatch(/graceMs/)
     expect(issues).toMatch(/cwd/)
+  })
+
+  it('no timeout above what a timer holds: refused in the options and in a hand-made spec, capped in a request', async () => {
+    // Node fires a longer delay after 1 ms: a run would be "timed out" at once, or after exit 0.
+    for (const options of [{ timeoutMs: 3_000_000_000 }, { maxTimeoutMs: 99_999_999_999_999 }]) {
+      expect(invalid(() => new LocalShellExecutor({ cwd: root, ...options })).issues).toEqual([
+        `${Object.keys(options)[0]}: must be at most ${MAX_TIMER_DELAY_MS}`,
+      ])
+    }
+    const widest = new LocalShellExecutor({
+      cwd: root,
+      timeoutMs: MAX_TIMER_DELAY_MS,
+      maxTimeoutMs: MAX_TIMER_DELAY_MS,
+    })
+    expect(widest.resolve({ command: 'true', timeoutMs: 3_000_000_000 }).timeoutMs).toBe(MAX_TIMER_DELAY_MS)
+    const handMade = { ...ex.resolve({ command: 'true' }), timeoutMs: 3_000_000_000 }
+    await expect(ex.run(handMade)).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      issues: [`spec.timeoutMs: must be a positive number of ms, at most ${MAX_TIMER_DELAY_MS}`],
+    })
+    // The control: the largest delay a timer holds runs, and the command ends on its own.
+    const r = await widest.run(widest.resolve({ command: 'true' }))
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, timeoutMs: MAX_TIMER_DELAY_MS })
+    await widest.dispose()
   })
 
   it('runs bash -c with output, exit code and the effective timeout', async () => {
