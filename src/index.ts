@@ -53,6 +53,13 @@ export {
   INVALID_REQUEST,
   ROOT_CHANGED,
   STATE_IN_GRANT,
+  ConfigInvalidError,
+  ConfigWidenedError,
+  isConfigInvalidError,
+  isConfigWidenedError,
+  CONFIG_INVALID,
+  CONFIG_WIDENED,
+  type ConfigWidening,
 } from './policy/errors.js'
 export { NativeLoadError, isNativeLoadError } from './subprocess/native.js'
 export * from './policy/vocabulary.js'
@@ -71,6 +78,18 @@ export { renderResult, parseExitStatus, type ParsedExitStatus, type RenderOption
 export { ShellEnvRegistry, type ShellEnvRegistryOptions } from './shell/env-registry.js'
 export type * from './shell/types.js'
 export { LocalSandbox, type LocalSandboxOptions, type ConfinedSpawn } from './sandbox/local-sandbox.js'
+export { loadConfig, type ConfigOption } from './sandbox/load-config.js'
+export { PROJECT_CONFIG_NAME, type LoadConfigOptions } from './policy/config/load.js'
+export { configPolicyInput, type ConfigPolicyInput } from './policy/config/policy-input.js'
+export { configJsonSchema, type ConfigFileContent } from './policy/config/schema.js'
+export {
+  CONFIG_SOURCE_KINDS,
+  type ConfigSettings,
+  type ConfigSource,
+  type ConfigSourceKind,
+  type ConfigSources,
+  type ResolvedConfig,
+} from './policy/config/settings.js'
 export type { HostPrograms } from './sandbox/bubblewrap/program.js'
 export {
   clearProbeCache,

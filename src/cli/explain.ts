@@ -8,6 +8,7 @@ import path from 'node:path'
 import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY, PROXY_PORT } from '../policy/defaults.js'
 import { displayLine, escapeDisplayText } from '../policy/display-text.js'
 import { isSandboxUnavailableError } from '../policy/errors.js'
+import { type SourcesReport, sourceLines, sourcesReport } from '../policy/config/describe.js'
 import { defaultsKept, HIDDEN_DEFAULT_NAMES } from '../policy/profiles/hidden-defaults.js'
 import type { SandboxExecutionPolicy, SandboxPolicy } from '../policy/vocabulary.js'
 import { explainEnvScrub } from '../subprocess/env/explain.js'
@@ -111,7 +112,7 @@ function networkLines(n: NetworkReport | undefined): string[] {
 
 /** Everything `explain` reports, as one JSON-able object; the network part last. */
 export async function explainPolicy(flags: ReturnType<typeof policyFrom>): Promise<Record<string, unknown>> {
-  return { ...(await explainPlan(flags)), network: networkReport(flags.policy) }
+  return { ...(await explainPlan(flags)), network: networkReport(flags.policy), sources: sourcesReport(flags.config) }
 }
 
 /** The report of the backend and its rules. */
@@ -133,10 +134,8 @@ async function explainPlan(flags: ReturnType<typeof policyFrom>): Promise<Record
       why: `seatbelt was asked for (--backend seatbelt); it runs only on macOS (this is ${process.platform}), so this is the profile a Mac would apply, rendered here and never enforced`,
     })
   }
-  const sandbox = await LocalSandbox.create({
-    probeCache: flags.probeCache,
-    ...(flags.backends ? { backends: flags.backends } : {}),
-  })
+  const { probeCache, backends, config } = flags
+  const sandbox = await LocalSandbox.create({ probeCache, backends, config })
   try {
     const caps = sandbox.capabilities
     let confined: ConfinedSpawn
@@ -248,6 +247,7 @@ function shown(s: string): string {
 interface ExplainReport {
   policy: { mode: string; workspaceRoot: string; writableRoots?: string[] }
   network?: NetworkReport
+  sources?: SourcesReport
   backend: string
   enforcement?: string
   why?: string
@@ -283,7 +283,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
     `policy: mode ${p.mode}, root ${shown(p.workspaceRoot)}, network ${r.network?.policy}${p.writableRoots?.length ? `, writable ${p.writableRoots.map(shown).join(', ')}` : ''}`,
     `backend: ${r.backend}${r.enforcement ? ` (${r.enforcement})` : ''}${r.backend === 'seatbelt' ? (r.verified ? ', verified by the probe' : ', unverified (its canary has not run on a Mac)') : ''}`,
   ]
-  lines.push(...networkLines(r.network))
+  lines.push(...networkLines(r.network), ...sourceLines(r.sources))
   if (r.why) lines.push(`why: ${shown(r.why)}`)
   if (r.error) lines.push(`error: ${shown(r.error.message)}`)
   for (const [name, v] of Object.entries(r.classes ?? {})) {

@@ -1,19 +1,17 @@
 /**
- * The policy flags `run` and `explain` share, parsed with node:util parseArgs, and their
- * translation into a resolved policy.
+ * The policy flags `run`, `shell` and `explain` share, parsed with node:util parseArgs, and their
+ * translation into a resolved policy: the configuration files first (src/policy/config/), the
+ * flags over them.
  */
 import { resolve as resolvePath } from 'node:path'
 import type { ParseArgsConfig } from 'node:util'
-import { DEFAULT_NETWORK_POLICY, DEFAULT_SANDBOX_MODE } from '../policy/defaults.js'
 import { type ResolvePolicyInput, resolvePolicy } from '../policy/resolve.js'
 import { displayLine } from '../policy/display-text.js'
 import { parseHostPattern } from '../policy/network/host-pattern.js'
-import {
-  isSandboxMode,
-  type NetworkPolicy,
-  type SandboxExecutionPolicy,
-  type SandboxMode,
-} from '../policy/vocabulary.js'
+import { isSandboxMode, type NetworkPolicy, type SandboxExecutionPolicy } from '../policy/vocabulary.js'
+import { configPolicyInput } from '../policy/config/policy-input.js'
+import type { ConfigSettings, ResolvedConfig } from '../policy/config/settings.js'
+import { loadConfig } from '../sandbox/load-config.js'
 import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
@@ -44,6 +42,8 @@ export const POLICY_OPTIONS = {
   'host-caches': { type: 'boolean' },
   'shared-memory': { type: 'boolean' },
   reprobe: { type: 'boolean' },
+  config: { type: 'string' },
+  'accept-config': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options']
@@ -70,6 +70,8 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --host-caches      let workspace-write use the host's package caches (default: cordon's own)
       --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
       --reprobe          probe the backends again instead of using the cached verdict
+      --config FILE      read FILE too, over the user config and the project's .cordon.json
+      --accept-config    accept a .cordon.json that changed wider since cordon last read it
       --json             machine-readable output on stdout`
 
 /** Parsed policy flags. */
@@ -82,6 +84,8 @@ export interface PolicyFlags {
   keepEnv: string[]
   /** The probe verdict: cached on disk (`use`), or probed again and cached (`refresh`). */
   probeCache: 'use' | 'refresh'
+  /** The configuration the policy came from, with each setting's source (`cordon explain` shows them). */
+  config: ResolvedConfig
 }
 
 /**
@@ -92,53 +96,77 @@ export function parseWith(args: string[], extra: CliOptions, takes: { command?: 
   return parseWords(args, { ...POLICY_OPTIONS, ...extra }, takes)
 }
 
-/**
- * Turns parsed flag values into a resolved policy; bad values throw UsageError naming the flag.
- * `cwd` defaults to the working directory (src/cli/invocation/cwd.ts: CwdGoneError when it was removed).
- */
-export function policyFrom(values: Record<string, unknown>, cwd = workingDirectory(values.root)): PolicyFlags {
-  const mode = (values.mode as string | undefined) ?? DEFAULT_SANDBOX_MODE
-  if (!isSandboxMode(mode))
+/** The settings the flags give, as the configuration's last layer (`flags`): what they leave out, the config files decide. */
+function flagSettings(values: Record<string, unknown>, cwd: string): Partial<ConfigSettings> {
+  const mode = values.mode as string | undefined
+  if (mode !== undefined && !isSandboxMode(mode))
     throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
   const network = networkFrom(values)
+  const writable = ((values.writable as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const hide = ((values.hide as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const protect = (values.protect as string[] | undefined) ?? []
+  return {
+    ...(mode === undefined ? {} : { mode }),
+    ...(network === undefined ? {} : { network }),
+    ...(writable.length > 0 ? { writableRoots: writable } : {}),
+    ...(hide.length > 0 ? { hiddenPaths: hide } : {}),
+    ...(protect.length > 0 ? { protectedPaths: protect } : {}),
+  }
+}
+
+/** The configuration under the flags: user, project (of `root`) and `--config FILE`, the flags on top. */
+function configUnder(
+  values: Record<string, unknown>,
+  cwd: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): ResolvedConfig {
+  const file = values.config as string | undefined
+  return loadConfig({
+    workspaceRoot: root,
+    configFile: file === undefined ? undefined : resolvePath(cwd, file),
+    env,
+    acceptChanged: values['accept-config'] === true,
+    overrides: flagSettings(values, cwd),
+    overridesFrom: 'flags',
+  })
+}
+
+/**
+ * Turns parsed flag values into a resolved policy over the configuration files (the flags
+ * override them); bad flag values throw UsageError naming the flag, a bad config file
+ * ConfigInvalidError or ConfigWidenedError.
+ */
+export function policyFrom(
+  values: Record<string, unknown>,
+  cwd = workingDirectory(values.root),
+  env = process.env,
+): PolicyFlags {
   const backend = values.backend as string | undefined
   if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
     throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
   }
-  const writable = ((values.writable as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   const environment = (values.environment as string | undefined) ?? 'scrubbed'
   if (environment !== 'scrubbed' && environment !== 'minimal')
     throw new UsageError(`--environment: must be scrubbed or minimal, got "${environment}"`)
-  const hide = ((values.hide as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
-  const show = (values.show as string[] | undefined) ?? []
-  const sockets = ((values['allow-socket'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
-  if (writable.length > 0 && mode !== 'workspace-write')
+  const root = values.root === undefined ? undefined : resolvePath(cwd, values.root as string)
+  const config = configUnder(values, cwd, root ?? cwd, env)
+  if (values.writable !== undefined && config.mode !== 'workspace-write')
     throw new UsageError('--writable: only meaningful with --mode workspace-write')
   let policy: SandboxExecutionPolicy
   try {
     policy = resolvePolicy({
       cwd,
-      workspaceRoot: values.root === undefined ? undefined : resolvePath(cwd, values.root as string),
-      defaultMode: mode as SandboxMode,
-      writableRoots: writable,
-      network,
-      ...(values['require-full'] ? { requireEnforcement: 'full' as const } : {}),
-      ...(hide.length > 0 ? { hiddenPaths: hide } : {}),
-      ...(values['no-default-hidden']
-        ? { hiddenDefaults: false }
-        : show.length > 0
-          ? { hiddenDefaults: { except: show } }
-          : {}),
-      ...protectionFrom(values),
-      ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
-      ...(values['host-caches'] ? { cacheRoots: 'host' as const } : {}),
-      ...(values['shared-memory'] ? { sharedMemory: true } : {}),
+      workspaceRoot: root,
+      ...configPolicyInput(config),
+      ...otherPolicyFields(values, cwd),
     })
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
   return {
     policy,
+    config,
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,
     environment,
@@ -147,12 +175,33 @@ export function policyFrom(values: Record<string, unknown>, cwd = workingDirecto
   }
 }
 
+/** The policy fields no configuration decides: enforcement, default hidden entries, opt-outs, sockets, caches, /dev/shm. */
+function otherPolicyFields(values: Record<string, unknown>, cwd: string): Partial<ResolvePolicyInput> {
+  const show = (values.show as string[] | undefined) ?? []
+  const sockets = ((values['allow-socket'] as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
+  const unprotect = (values.unprotect as string[] | undefined) ?? []
+  return {
+    ...(values['require-full'] ? { requireEnforcement: 'full' as const } : {}),
+    ...(values['no-default-hidden']
+      ? { hiddenDefaults: false }
+      : show.length > 0
+        ? { hiddenDefaults: { except: show } }
+        : {}),
+    ...(unprotect.length > 0 ? { unprotectedPaths: unprotect } : {}),
+    ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
+    ...(sockets.length > 0 ? { allowUnixSockets: sockets } : {}),
+    ...(values['host-caches'] ? { cacheRoots: 'host' as const } : {}),
+    ...(values['shared-memory'] ? { sharedMemory: true } : {}),
+  }
+}
+
 /**
  * `--network`, `--allow-host` and `--deny-host` as the policy's network: any `--allow-host` makes
  * an allow-list. A deny list only narrows an allow-list, and an allow-list is neither inherit nor
  * deny: either combination is a usage error, as is every pattern that does not parse (all named).
+ * Undefined when no flag names the network (the configuration decides).
  */
-function networkFrom(values: Record<string, unknown>): NetworkPolicy {
+function networkFrom(values: Record<string, unknown>): NetworkPolicy | undefined {
   const given = values.network as string | undefined
   if (given !== undefined && given !== 'inherit' && given !== 'deny')
     throw new UsageError(`--network: must be inherit or deny, got "${given}"`)
@@ -163,7 +212,7 @@ function networkFrom(values: Record<string, unknown>): NetworkPolicy {
       throw new UsageError(
         '--deny-host: only narrows an allow-list; give the hosts to reach with --allow-host (or --network deny to reach none)',
       )
-    return given ?? DEFAULT_NETWORK_POLICY
+    return given
   }
   if (given !== undefined)
     throw new UsageError(
@@ -178,19 +227,6 @@ function networkFrom(values: Record<string, unknown>): NetworkPolicy {
   if (bad.length === 1) throw new UsageError(bad[0] as string)
   if (bad.length > 1) throw new UsageError(`${bad.length} host patterns do not parse:\n  ${bad.join('\n  ')}`)
   return deny.length > 0 ? { allow, deny } : { allow }
-}
-
-/** `--protect`, `--unprotect` and `--no-default-protected` as policy fields (paths as given: relative ones are to the root). */
-function protectionFrom(
-  values: Record<string, unknown>,
-): Pick<ResolvePolicyInput, 'protectedPaths' | 'unprotectedPaths' | 'protectedDefaults'> {
-  const protect = (values.protect as string[] | undefined) ?? []
-  const unprotect = (values.unprotect as string[] | undefined) ?? []
-  return {
-    ...(protect.length > 0 ? { protectedPaths: protect } : {}),
-    ...(unprotect.length > 0 ? { unprotectedPaths: unprotect } : {}),
-    ...(values['no-default-protected'] ? { protectedDefaults: false } : {}),
-  }
 }
 
 /** `--keep-env` as names; a word that cannot name a variable (empty, or holding `=` or NUL) throws UsageError. */

@@ -262,6 +262,7 @@ function oneShotSandbox(flags: ReturnType<typeof policyFrom>): LocalSandboxOptio
     probeCache: flags.probeCache,
     ...(flags.backends ? { backends: flags.backends } : {}),
     residentInstances: false,
+    config: flags.config,
   }
 }
 

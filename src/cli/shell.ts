@@ -62,7 +62,11 @@ const UNCONFINED: TerminalSandbox = {
 /** The sandbox for a terminal under `flags`: none for danger-full-access, else a probed LocalSandbox. */
 async function terminalSandbox(flags: PolicyFlags): Promise<TerminalSandbox> {
   if (flags.policy.mode === 'danger-full-access') return UNCONFINED
-  return LocalSandbox.create({ probeCache: flags.probeCache, ...(flags.backends ? { backends: flags.backends } : {}) })
+  return LocalSandbox.create({
+    probeCache: flags.probeCache,
+    ...(flags.backends ? { backends: flags.backends } : {}),
+    config: flags.config,
+  })
 }
 
 /** The person's side of the relay: a tty stdin (raw mode) and a tty stdout (its size), or plain streams. */

@@ -22,6 +22,10 @@ export const ROOT_CHANGED = 'ROOT_CHANGED'
 export const STATE_IN_GRANT = 'STATE_IN_GRANT'
 /** The code of an AbortedError (and of the shell's CommandAbortedError). */
 export const ABORTED = 'ABORTED'
+/** The code of a ConfigInvalidError. */
+export const CONFIG_INVALID = 'CONFIG_INVALID'
+/** The code of a ConfigWidenedError. */
+export const CONFIG_WIDENED = 'CONFIG_WIDENED'
 
 export { DEFAULT_SANDBOX_REMEDY } from './remedies.js'
 
@@ -247,6 +251,77 @@ export class StateInGrantError extends Error {
 /** Whether `value` is a StateInGrantError, from this realm or any other. */
 export function isStateInGrantError(value: unknown): value is StateInGrantError {
   return hasBrand(value, 'StateInGrantError', STATE_IN_GRANT)
+}
+
+/**
+ * A configuration file cannot be used: it is not JSON, breaks the schema, is too large, or is not a
+ * regular file (a project config that is a symlink). Nothing was run. `issues` are `field: what
+ * was expected, got …` lines; `(file)` names a problem of the file itself, `(root)` of its top level.
+ */
+export class ConfigInvalidError extends Error {
+  override readonly name = 'ConfigInvalidError' as const
+  readonly code = CONFIG_INVALID
+  readonly issues: readonly string[]
+  constructor(
+    /** The file, as cordon opened it. */
+    readonly file: string,
+    issues: readonly string[],
+    options: { cause?: unknown } = {},
+  ) {
+    const list = issues.length === 0 ? ['(file): unreadable'] : issues
+    super(
+      `invalid config ${JSON.stringify(file)}: ${list.join('; ')}; nothing was run`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    )
+    this.issues = Object.freeze([...list])
+  }
+}
+
+/** Whether `value` is a ConfigInvalidError, from this realm or any other. */
+export function isConfigInvalidError(value: unknown): value is ConfigInvalidError {
+  return hasBrand(value, 'ConfigInvalidError', CONFIG_INVALID)
+}
+
+/** One setting a project config would widen: what it was and what it would be (as display text). */
+export interface ConfigWidening {
+  /** The field (`mode`, `network.allow`, `limits.processes`…). */
+  field: string
+  was: string
+  is: string
+}
+
+/**
+ * A project config is wider than what it may be: wider than the layers before it (the defaults and
+ * the user config: a project config only narrows), or wider than the one cordon last loaded from
+ * that file (a run may have rewritten, removed or replaced it). Nothing was run.
+ */
+export class ConfigWidenedError extends Error {
+  override readonly name = 'ConfigWidenedError' as const
+  readonly code = CONFIG_WIDENED
+  readonly widenings: readonly ConfigWidening[]
+  constructor(
+    /** The project config file. */
+    readonly file: string,
+    widenings: readonly ConfigWidening[],
+    /** `layers`: wider than the defaults and user config; `record`: wider than the file last loaded. */
+    readonly against: 'layers' | 'record',
+    /** What a person can do about it. */
+    readonly remedy: string,
+  ) {
+    const bound = against === 'layers' ? 'at most' : 'was'
+    const what = widenings.map((w) => `${w.field}: ${bound} ${w.was}, is ${w.is}`).join('; ')
+    const than =
+      against === 'layers'
+        ? 'is wider than the defaults and the user config allow (a project config may only narrow them)'
+        : 'is wider than the one cordon last loaded from it (a run may have changed it)'
+    super(`the project config ${JSON.stringify(file)} ${than}: ${what}; nothing was run. ${remedy}`)
+    this.widenings = Object.freeze(widenings.map((w) => Object.freeze({ ...w })))
+  }
+}
+
+/** Whether `value` is a ConfigWidenedError, from this realm or any other. */
+export function isConfigWidenedError(value: unknown): value is ConfigWidenedError {
+  return hasBrand(value, 'ConfigWidenedError', CONFIG_WIDENED)
 }
 
 /** `aborted before spawn: <reason>`: the reason's message, or the reason itself, or `aborted`. */

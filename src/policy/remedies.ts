@@ -93,3 +93,11 @@ export const CLOSED_CLASS_REMEDIES = Object.freeze({
   /** Under an allow-list, which `--network inherit` cannot be added to. */
   allowList: 'drop --allow-host and --deny-host (an allow-list cuts unix sockets as --network deny does)',
 } as const)
+
+/** A project config wider than the defaults and the user config: it may only narrow them. */
+export const REMEDY_CONFIG_LAYERS =
+  'A project config may only narrow: give the wider setting in your user config, in --config FILE or as a flag, or remove it from the project config.'
+
+/** A project config changed wider since cordon last loaded it (a run may have changed it). */
+export const REMEDY_CONFIG_CHANGED =
+  'If you made this change, accept it once with --accept-config (API: acceptChanged: true), which records the file as it is now; otherwise restore the file.'

@@ -17,6 +17,7 @@ import {
   isNormalRelativePath,
   SANDBOX_MODES,
   type NetworkPolicy,
+  type ResourceLimits,
   type SandboxExecutionPolicy,
   type SandboxMode,
 } from './vocabulary.js'
@@ -56,6 +57,8 @@ export interface ResolvePolicyInput {
   /** The command needs a writable /dev/shm (the chain prefers bubblewrap). */
   sharedMemory?: boolean | undefined
   requireEnforcement?: 'full' | undefined
+  /** Resource limits of the run. */
+  limits?: ResourceLimits | undefined
 }
 
 /** The zod schema of a ResolvePolicyInput (existence is checked by resolvePolicy itself), built on first use. */
@@ -99,6 +102,7 @@ export const resolvePolicyInputSchema = onDemand(() => {
       cacheRoots: z.enum(['confined', 'host']).optional(),
       sharedMemory: z.boolean().optional(),
       requireEnforcement: z.literal('full').optional(),
+      limits: vocabularySchemas().ResourceLimitsSchema.optional(),
     })
     .strict()
 })
@@ -134,6 +138,21 @@ function protectionOf(
     ...(given.protectedPaths !== undefined ? { protectedPaths: rootRelative(given.protectedPaths) } : {}),
     ...(given.protectedDefaults !== undefined ? { protectedDefaults: given.protectedDefaults } : {}),
     ...(given.unprotectedPaths !== undefined ? { unprotectedPaths: rootRelative(given.unprotectedPaths) } : {}),
+  }
+}
+
+/** The fields of how a run goes: caches, /dev/shm, host sockets, enforcement demanded, limits. */
+function runFieldsOf(
+  given: ResolvePolicyInput,
+): Pick<SandboxExecutionPolicy, 'cacheRoots' | 'sharedMemory' | 'allowUnixSockets' | 'requireEnforcement' | 'limits'> {
+  return {
+    ...(given.cacheRoots !== undefined ? { cacheRoots: given.cacheRoots } : {}),
+    ...(given.sharedMemory !== undefined ? { sharedMemory: given.sharedMemory } : {}),
+    ...(given.allowUnixSockets !== undefined
+      ? { allowUnixSockets: Object.freeze(dedupe(given.allowUnixSockets.map(canonicalPath))) }
+      : {}),
+    ...(given.requireEnforcement !== undefined ? { requireEnforcement: given.requireEnforcement } : {}),
+    ...(given.limits !== undefined ? { limits: Object.freeze({ ...given.limits }) } : {}),
   }
 }
 
@@ -217,10 +236,6 @@ export function resolvePolicy(input: ResolvePolicyInput): SandboxExecutionPolicy
     defaultsKept({ hiddenDefaults: d }) // unknown entry names are refused here, with the known ones
     policy.hiddenDefaults = typeof d === 'boolean' ? d : Object.freeze({ except: Object.freeze([...d.except]) })
   }
-  if (given.cacheRoots !== undefined) policy.cacheRoots = given.cacheRoots
-  if (given.sharedMemory !== undefined) policy.sharedMemory = given.sharedMemory
-  if (given.allowUnixSockets !== undefined)
-    policy.allowUnixSockets = Object.freeze(dedupe(given.allowUnixSockets.map(canonicalPath)))
-  if (given.requireEnforcement !== undefined) policy.requireEnforcement = given.requireEnforcement
+  Object.assign(policy, runFieldsOf(given))
   return Object.freeze(policy)
 }

@@ -31,6 +31,8 @@ import { probeBackends } from './probe.js'
 import type { SeatbeltPlan } from './seatbelt/plan.js'
 import { type BackendChoice, defaultChain, selectBackend } from './select.js'
 import { SandboxSession } from './session.js'
+import { type ConfigOption, configFromOption } from './load-config.js'
+import type { ResolvedConfig } from '../policy/config/settings.js'
 import { type HostProgramInRoot, hostPrograms, hostProgramsIn } from './view/host-programs.js'
 import { type NotedRun, RefusalLog, type RefusalLogQuery, type RefusalLogRead } from './refusal-log/log.js'
 
@@ -62,6 +64,13 @@ export interface LocalSandboxOptions {
    * closed with the sandbox). Tests hand one whose resolver maps names to loopback servers.
    */
   networkProxy?: NetworkProxy | undefined
+  /**
+   * The configuration the sandbox exposes as `config` (its policies stay the caller's): by default
+   * the user config; `{ workspaceRoot }` adds that root's `.cordon.json` (`configFile`,
+   * `acceptChanged`, `overrides` as loadConfig takes them); false reads none; a config loaded
+   * already is taken as is. A malformed or widening file throws before anything is probed.
+   */
+  config?: ConfigOption
 }
 
 /** A confined spawn: the spec to run as is, which backend confines it, and how completely. */
@@ -132,6 +141,8 @@ export class LocalSandbox {
     readonly capabilities: SandboxCapabilities,
     native: NativeAddon | undefined,
     options: LocalSandboxOptions,
+    /** The configuration read at creation (see LocalSandboxOptions.config), with each setting's source. */
+    readonly config: ResolvedConfig,
   ) {
     this.session = new SandboxSession(native, options.env ?? process.env, options.rulesetCacheSize)
     this.resident = options.residentInstances !== false
@@ -140,6 +151,7 @@ export class LocalSandbox {
 
   /** Probes the chain once (cached per process) and returns a sandbox; never throws for an unusable backend. */
   static async create(options: LocalSandboxOptions = {}): Promise<LocalSandbox> {
+    const config = configFromOption(options.config, options.env)
     const chain = options.backends ?? defaultChain()
     const capabilities =
       options.capabilities ??
@@ -160,7 +172,7 @@ export class LocalSandbox {
         // No private directory: the first plan says why.
       }
     }
-    return new LocalSandbox(capabilities, native, options)
+    return new LocalSandbox(capabilities, native, options, config)
   }
 
   /**

@@ -6,8 +6,11 @@ import path from 'node:path'
 import type { z as Z } from 'zod'
 import { zod } from '../policy/schema/zod-on-demand.js'
 import { InvalidRequestError } from '../policy/errors.js'
+import type { ResolvePolicyInput } from '../policy/resolve.js'
 import { vocabularySchemas } from '../policy/schema/vocabulary.js'
-import { type NetworkPolicy, SANDBOX_MODES } from '../policy/vocabulary.js'
+import { type NetworkPolicy, SANDBOX_MODES, type SandboxMode } from '../policy/vocabulary.js'
+import { isResolvedConfig, type ResolvedConfig } from '../policy/config/settings.js'
+import { configPolicyInput } from '../policy/config/policy-input.js'
 import type { RefusalLogQuery, RefusalLogRead } from '../sandbox/refusal-log/log.js'
 import type { ShellEnvRegistry } from '../shell/env-registry.js'
 import type { ShellExecutor } from '../shell/types.js'
@@ -37,6 +40,12 @@ export interface BashToolOptions {
   network?: NetworkPolicy | undefined
   /** The refusal log sandbox_refusals reads (a LocalSandbox); absent: the executor's, when it keeps one. */
   refusalLog?: RefusalLogSource | undefined
+  /**
+   * A resolved configuration (loadConfig, or a LocalSandbox's `config`): its mode is the default mode
+   * of a confining executor's calls, its network the default `network`, and its writable roots,
+   * hidden and protected paths and limits join every call's policy (relative paths: to the call's root).
+   */
+  config?: ResolvedConfig | undefined
 }
 
 /** Where sandbox_refusals reads the log: a LocalSandbox, or an executor over one. */
@@ -69,10 +78,15 @@ const OptionsSchema = z.strictObject(
     shellEnv: withMethods(['collect'], 'a ShellEnvRegistry: collect').optional(),
     network: vocabularySchemas().NetworkPolicySchema.optional(),
     refusalLog: withMethods(['refusals'], 'a refusal log: refusals').optional(),
+    config: z
+      .custom<ResolvedConfig>(isResolvedConfig, {
+        error: 'must be a resolved config (loadConfig, or LocalSandbox.config)',
+      })
+      .optional(),
   },
   {
     error:
-      'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog? })',
+      'expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog?, config? })',
   },
 )
 
@@ -100,6 +114,10 @@ export interface BashToolContext {
   failures: SandboxFailureMemory
   /** The network of every confined call (absent: inherit). */
   network: NetworkPolicy | undefined
+  /** The default mode of a call (undefined: the executor does not confine): the config's, else the executor's. */
+  defaultMode: SandboxMode | undefined
+  /** The configuration whose paths and limits join every call's policy. */
+  config: ResolvedConfig | undefined
   /** What sandbox_refusals reads (absent: the executor keeps no log). */
   refusalLog: RefusalLogSource | undefined
 }
@@ -114,7 +132,10 @@ export function bashToolContext(options: BashToolOptions): BashToolContext {
     jobs: options.jobs ?? new InMemoryJobs(),
     shellEnv: options.shellEnv,
     failures: new SandboxFailureMemory(),
-    network: options.network,
+    network: options.network ?? options.config?.network,
+    defaultMode:
+      options.executor.sandboxMode === undefined ? undefined : (options.config?.mode ?? options.executor.sandboxMode),
+    config: options.config,
     refusalLog: options.refusalLog ?? executorLog(options.executor),
   }
 }
@@ -123,4 +144,14 @@ export function bashToolContext(options: BashToolOptions): BashToolContext {
 function executorLog(executor: ShellExecutor): RefusalLogSource | undefined {
   const reader = (executor as Partial<RefusalLogSource>).refusals
   return typeof reader === 'function' ? { refusals: (query) => reader.call(executor, query) } : undefined
+}
+
+/** The policy fields the tool set's configuration adds to a call under `root` (none without one). */
+export function configFieldsFor(
+  context: BashToolContext,
+  root: string,
+): Pick<ResolvePolicyInput, 'writableRoots' | 'hiddenPaths' | 'protectedPaths' | 'limits'> {
+  if (context.config === undefined) return {}
+  const { defaultMode: _mode, network: _network, ...fields } = configPolicyInput(context.config, root)
+  return fields
 }

@@ -31,7 +31,7 @@ import {
   approvalDisplay,
 } from './approval.js'
 import { BashArgumentsSchema, BashArgumentsUnsandboxedSchema } from './arguments.js'
-import { bashToolContext, type BashToolContext, type BashToolOptions } from './bash-tool-options.js'
+import { bashToolContext, type BashToolContext, type BashToolOptions, configFieldsFor } from './bash-tool-options.js'
 import { denialHints, startedJobText } from './jobs/render.js'
 import type { JobInfo, JobOwner } from './jobs/port.js'
 import {
@@ -120,9 +120,10 @@ function retryTerms(
   network: NetworkPolicy | undefined,
 ): { policy: SandboxExecutionPolicy; timeoutMs: number | undefined } {
   const policy = resolvePolicy({
+    ...configFieldsFor(context, place.root),
     cwd: place.workdir,
     workspaceRoot: place.root,
-    defaultMode: context.executor.sandboxMode,
+    defaultMode: context.defaultMode,
     sessionMode: call.sessionMode,
     approvedMode: ask.mode,
     sessionId: call.sessionId,
@@ -220,9 +221,10 @@ function baselinePolicy(
   root: string,
 ): SandboxExecutionPolicy {
   return resolvePolicy({
+    ...configFieldsFor(context, root),
     cwd: workdir,
     workspaceRoot: root,
-    defaultMode: context.executor.sandboxMode,
+    defaultMode: context.defaultMode,
     sessionMode: call.sessionMode,
     sessionId: call.sessionId,
     network: context.network,
@@ -307,7 +309,7 @@ export function bashToolIn(context: BashToolContext): BashTool {
       const root = canonicalPath(call.cwd ?? context.workspaceRoot)
       const { givenWorkdir, workdir } = workdirOf(root, args.workdir)
       const background = args.run_in_background === true
-      const defaultMode = executor.sandboxMode
+      const defaultMode = context.defaultMode
       const currentMode = call.sessionMode ?? defaultMode
 
       let approved: ApprovedRetry | undefined

@@ -61,10 +61,17 @@ const hiddenDefaults = (v: unknown) =>
 const cacheRoots = oneOf(['confined', 'host'])
 const network = oneOf(NETWORK_POLICIES)
 
+/** A ResourceLimits object the schema accepts. */
+const limitsObject = (l: unknown) =>
+  isPlain(l) &&
+  onlyKeys(l, LIMIT_KEYS) &&
+  optional(l.processes, limit) &&
+  optional(l.addressSpaceBytes, limit) &&
+  optional(l.fileSizeBytes, limit)
+
 /** True only when SandboxExecutionPolicySchema accepts `v` (false: ask the schema). */
 export function isWellFormedPolicy(v: unknown): v is SandboxExecutionPolicy {
   if (!isPlain(v) || !onlyKeys(v, POLICY_KEYS)) return false
-  const l = v.limits
   return (
     oneOf(SANDBOX_MODES)(v.mode) &&
     normalAbsolute(v.workspaceRoot) &&
@@ -87,12 +94,7 @@ export function isWellFormedPolicy(v: unknown): v is SandboxExecutionPolicy {
     optional(v.runAsOwner, isBoolean) &&
     optional(v.allowUnixSockets, arrayOf(normalAbsolute)) &&
     optional(v.requireEnforcement, (r) => r === 'full') &&
-    (l === undefined ||
-      (isPlain(l) &&
-        onlyKeys(l, LIMIT_KEYS) &&
-        optional(l.processes, limit) &&
-        optional(l.addressSpaceBytes, limit) &&
-        optional(l.fileSizeBytes, limit)))
+    optional(v.limits, limitsObject)
   )
 }
 
@@ -114,6 +116,7 @@ const INPUT_KEYS: ReadonlySet<string> = new Set([
   'cacheRoots',
   'sharedMemory',
   'requireEnforcement',
+  'limits',
 ])
 
 const absoluteField = (v: unknown) => typeof v === 'string' && !v.includes('\0') && path.isAbsolute(v)
@@ -145,6 +148,7 @@ export function isWellFormedResolveInput(v: unknown): boolean {
     optional(v.allowUnixSockets, arrayOf(absoluteField)) &&
     optional(v.cacheRoots, cacheRoots) &&
     optional(v.sharedMemory, isBoolean) &&
-    optional(v.requireEnforcement, (r) => r === 'full')
+    optional(v.requireEnforcement, (r) => r === 'full') &&
+    optional(v.limits, limitsObject)
   )
 }

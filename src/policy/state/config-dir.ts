@@ -1,7 +1,8 @@
 /**
- * cordon's user configuration directory: `$XDG_CONFIG_HOME/cordon`, else `~/.config/cordon`. No
- * file is read from it yet; it is named here, in one place, because a confined command must never
- * be able to write it (src/sandbox/view/own-state.ts refuses a writable root that holds it).
+ * cordon's user configuration: `$XDG_CONFIG_HOME/cordon/config.json`, else
+ * `~/.config/cordon/config.json` (read by src/policy/config/load.ts). A confined command must never
+ * be able to write it: it decides what later runs may do, so src/sandbox/view/own-state.ts refuses
+ * a writable root that is, holds or lies inside its directory.
  */
 import os from 'node:os'
 import path from 'node:path'
@@ -13,4 +14,10 @@ export function userConfigDir(env: NodeJS.ProcessEnv = process.env, home?: strin
   const base = home ?? env.HOME ?? os.homedir()
   if (!base || !path.isAbsolute(base) || base === '/') return undefined
   return path.join(base, '.config', 'cordon')
+}
+
+/** The user's cordon configuration file (absolute), or undefined when there is no configuration dir. */
+export function userConfigFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const dir = userConfigDir(env)
+  return dir === undefined ? undefined : path.join(dir, 'config.json')
 }

@@ -52,6 +52,21 @@ export const HOST_READS: readonly HostRead[] = [
     trust: PACKAGE_TRUST,
   },
   {
+    module: 'src/policy/config/read-file.ts',
+    reads:
+      'the user config ($XDG_CONFIG_HOME or ~/.config/cordon/config.json), the project config (<root>/.cordon.json), --config FILE',
+    decides: "a run's default mode, writable roots, hidden and protected paths, network and limits",
+    trust:
+      "each read bounded (64 KiB), a regular file; the user config and .cordon.json opened O_NOFOLLOW. The user config dir lies in no writable grant (src/sandbox/view/own-state.ts). The project config is the repository's: it may only narrow the layers before it, is protected where a backend can, and a changed one wider than the digest record's is refused. --config FILE is named by the person",
+  },
+  {
+    module: 'src/subprocess/private-dirs/config-record.ts',
+    reads: 'config-records/<hash>-<n>.json in the private parent',
+    decides: 'whether a project config changed wider since cordon last loaded it',
+    trust:
+      'the private parent (0700, ours) never lies in, holds or contains a writable root; a record is read only as a 0600 regular file of ours, opened O_NOFOLLOW, written whole by rename',
+  },
+  {
     module: 'src/sandbox/seatbelt/mach-services.ts',
     reads: 'profiles/seatbelt/mach-services.json',
     decides: 'which Mach services a Seatbelt run may reach',

@@ -15,6 +15,8 @@
  *     cli-spill/                        spill files of `cordon run`, kept after it exits (its
  *                                       --json names them), swept by age at a later start
  *     probe-<uid>.json                  the CLI's cached probe verdict (src/sandbox/probe/disk-cache.ts)
+ *     config-records/<hash>-<n>.json    per workspace root, the project config last loaded
+ *                                       (src/subprocess/private-dirs/config-record.ts)
  *
  * No confined command sees the parent: each sees only its own session's dirs and the cache (the
  * sandbox hides the rest). A parent that is a symlink, or not ours, or open to others is refused
@@ -152,7 +154,7 @@ export function privateParent(env: NodeJS.ProcessEnv = process.env, owner?: Priv
 
 /** `<parent>/<name>` (mode 0700, created on first use); throws when it is unfit (a symlink, not ours). */
 export function privateSubdir(
-  name: 'sessions' | 'spill' | 'cache' | 'cli-spill',
+  name: 'sessions' | 'spill' | 'cache' | 'cli-spill' | 'config-records',
   env: NodeJS.ProcessEnv = process.env,
   owner?: PrivateOwner,
 ): string {

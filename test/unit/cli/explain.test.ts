@@ -4,6 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { networkReport, renderExplanation } from '../../../src/cli/explain.js'
 import { PROXY_PORT } from '../../../src/policy/defaults.js'
+import { sourcesReport } from '../../../src/policy/config/describe.js'
+import { layerConfig } from '../../../src/policy/config/layers.js'
 import { holdsRawControl } from '../../../src/policy/display-text.js'
 import type { NetworkPolicy, SandboxMode } from '../../../src/policy/vocabulary.js'
 
@@ -64,5 +66,32 @@ describe('networkReport and its lines', () => {
     expect(lines).toContain('  allow: a\\x1b[2J\\u202e.example')
     expect(lines).toContain('  deny: b\\r\\n.example (wins over every allow pattern)')
     expect(lines.some(holdsRawControl)).toBe(false)
+  })
+})
+
+describe('where each setting came from', () => {
+  it('renders the sources part: a line per setting with its source, after the network part', () => {
+    const config = layerConfig(
+      [
+        { source: { kind: 'user', file: '/home/u/.config/cordon/config.json' }, settings: { mode: 'workspace-write' } },
+        { source: { kind: 'flags' }, settings: { network: 'deny' } },
+      ],
+      '/work/project',
+    )
+    const policy = policyWith('deny', 'workspace-write')
+    const text = renderExplanation({
+      policy,
+      backend: 'none',
+      network: networkReport(policy),
+      sources: sourcesReport(config),
+    })
+    expect(text).toContain(
+      [
+        'settings (config files: /home/u/.config/cordon/config.json):',
+        '  mode: workspace-write (from /home/u/.config/cordon/config.json)',
+        '  writable roots: none (default)',
+        '  network: deny (from the command line)',
+      ].join('\n'),
+    )
   })
 })

@@ -122,3 +122,69 @@ describe('--keep-env', () => {
     )
   })
 })
+
+describe('the config files under the flags', () => {
+  /** A fresh home with a user config dir, a workspace, and cordon's private dir, all scratch. */
+  function place() {
+    const base = scratchDir('cordon-cli-config')
+    const ws = path.join(base, 'ws')
+    fs.mkdirSync(path.join(base, 'cfg', 'cordon'), { recursive: true })
+    fs.mkdirSync(ws)
+    const env = { XDG_CONFIG_HOME: path.join(base, 'cfg'), HOME: base, CORDON_PRIVATE_DIR: path.join(base, 'private') }
+    const write = (file: string, value: unknown) => fs.writeFileSync(file, JSON.stringify(value))
+    return {
+      base,
+      ws,
+      user: (v: unknown) => write(path.join(base, 'cfg', 'cordon', 'config.json'), v),
+      project: (v: unknown) => write(path.join(ws, '.cordon.json'), v),
+      flags: (...args: string[]) => policyFrom(parseWith(args, {}).values, ws, env),
+    }
+  }
+
+  it('a config fills what the flags do not give; a flag overrides it', () => {
+    const p = place()
+    p.user({ mode: 'workspace-write', network: 'deny', limits: { processes: 64 }, hiddenPaths: ['.env'] })
+    const f = p.flags()
+    expect(f.policy).toMatchObject({ mode: 'workspace-write', network: 'deny', limits: { processes: 64 } })
+    expect(f.policy.hiddenPaths).toContain(path.join(p.ws, '.env'))
+    expect(f.config.sources.mode.kind).toBe('user')
+    const over = p.flags('--mode', 'read-only', '--network', 'inherit', '--hide', 'other')
+    expect(over.policy).toMatchObject({ mode: 'read-only', network: 'inherit' })
+    expect(over.policy.hiddenPaths).toEqual([path.join(p.ws, '.env'), path.join(p.ws, 'other')])
+    expect(over.config.sources.mode).toEqual({ kind: 'flags' })
+  })
+
+  it('--writable is meaningful when the config gives workspace-write, and replaces its roots', () => {
+    const p = place()
+    const data = path.join(p.base, 'data')
+    const other = path.join(p.base, 'other')
+    for (const d of [data, other]) fs.mkdirSync(d)
+    p.user({ mode: 'workspace-write', writableRoots: [data] })
+    expect(p.flags().policy.writableRoots).toEqual([data])
+    expect(p.flags('--writable', other).policy.writableRoots).toEqual([other])
+  })
+
+  it('--config FILE over the project config; a missing one is CONFIG_INVALID, not a usage error', () => {
+    const p = place()
+    p.project({ network: 'deny' })
+    const file = path.join(p.base, 'ci.json')
+    fs.writeFileSync(file, '{"network": {"allow": ["registry.npmjs.org"]}}')
+    expect(p.flags().policy.network).toBe('deny')
+    expect(p.flags('--config', file).policy.network).toEqual({ allow: ['registry.npmjs.org'] })
+    expect(() => p.flags('--config', path.join(p.base, 'nope.json'))).toThrow(
+      expect.objectContaining({ name: 'ConfigInvalidError', code: 'CONFIG_INVALID' }),
+    )
+  })
+
+  it('a project config changed wider is refused until --accept-config; one wider than the user config always', () => {
+    const p = place()
+    p.user({ mode: 'workspace-write' })
+    p.project({ network: 'deny' })
+    expect(p.flags().policy.network).toBe('deny')
+    p.project({})
+    expect(() => p.flags()).toThrow(expect.objectContaining({ name: 'ConfigWidenedError', against: 'record' }))
+    expect(p.flags('--accept-config').policy.network).toBe('inherit')
+    p.project({ mode: 'danger-full-access' })
+    expect(() => p.flags('--accept-config')).toThrow(expect.objectContaining({ against: 'layers' }))
+  })
+})

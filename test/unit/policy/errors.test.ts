@@ -5,6 +5,12 @@ import { z } from 'zod'
 import {
   ABORTED,
   AbortedError,
+  CONFIG_INVALID,
+  CONFIG_WIDENED,
+  ConfigInvalidError,
+  ConfigWidenedError,
+  isConfigInvalidError,
+  isConfigWidenedError,
   CONFINEMENT_STAGES,
   InvalidRequestError,
   isAbortedError,
@@ -235,5 +241,40 @@ describe('RootChangedError and NativeLoadError', () => {
     )
     expect(isNativeLoadError(foreign)).toBe(true)
     expect(isNativeLoadError(new Error('x'))).toBe(false)
+  })
+})
+
+describe('ConfigInvalidError and ConfigWidenedError', () => {
+  it('name the file and each field, say nothing ran, and brand across realms', () => {
+    const invalid = new ConfigInvalidError('/w/.cordon.json', ['mode: expected one of …, got "x"'])
+    expect(invalid).toMatchObject({
+      code: CONFIG_INVALID,
+      file: '/w/.cordon.json',
+      issues: ['mode: expected one of …, got "x"'],
+    })
+    expect(invalid.message).toBe('invalid config "/w/.cordon.json": mode: expected one of …, got "x"; nothing was run')
+    expect(new ConfigInvalidError('/f', []).issues).toEqual(['(file): unreadable'])
+    const widened = new ConfigWidenedError(
+      '/w/.cordon.json',
+      [{ field: 'network', was: '"deny"', is: '"inherit"' }],
+      'record',
+      'Do X.',
+    )
+    expect(widened).toMatchObject({ code: CONFIG_WIDENED, against: 'record', remedy: 'Do X.' })
+    expect(widened.message).toContain('network: was "deny", is "inherit"; nothing was run. Do X.')
+    const layers = new ConfigWidenedError(
+      '/p',
+      [{ field: 'mode', was: '"read-only"', is: '"workspace-write"' }],
+      'layers',
+      'Y.',
+    )
+    expect(layers.message).toContain('mode: at most "read-only", is "workspace-write"')
+    expect(isConfigInvalidError(vm.runInNewContext('({ name: "ConfigInvalidError", code: "CONFIG_INVALID" })'))).toBe(
+      true,
+    )
+    expect(isConfigWidenedError(vm.runInNewContext('({ name: "ConfigWidenedError", code: "CONFIG_WIDENED" })'))).toBe(
+      true,
+    )
+    expect(isConfigWidenedError(invalid)).toBe(false)
   })
 })

@@ -6,6 +6,8 @@ import { ShellEnvRegistry } from '../../../src/shell/env-registry.js'
 import { createBashTool } from '../../../src/tool/bash-tool.js'
 import { createBashTools } from '../../../src/tool/toolset.js'
 import { InMemoryJobs } from '../../../src/tool/jobs/in-memory.js'
+import { bashToolContext } from '../../../src/tool/bash-tool-options.js'
+import { layerConfig } from '../../../src/policy/config/layers.js'
 import { invalid } from '../../support/invalid.js'
 
 const executor = new LocalShellExecutor({ cwd: '/' })
@@ -19,7 +21,7 @@ describe('bash tool options', () => {
       expect(error.message).toMatch(/^invalid bash tool options: executor: required/)
     }
     expect(invalid(() => createBashTool(undefined as never)).issues).toEqual([
-      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog? })',
+      '(root): expected an options object ({ executor, approval?, workspaceRoot?, jobs?, shellEnv?, network?, refusalLog?, config? })',
     ])
   })
 
@@ -44,6 +46,33 @@ describe('bash tool options', () => {
       'jobs.list: must be a function',
       'shellEnv.collect: must be a function',
     ])
+  })
+
+  it('a config that is not a resolved one is named', () => {
+    expect(invalid(() => createBashTool({ executor, config: { mode: 'read-only' } } as never)).issues).toEqual([
+      'config: must be a resolved config (loadConfig, or LocalSandbox.config)',
+    ])
+  })
+
+  it("a config's mode is a confining executor's default, its network the set's unless `network` is given", () => {
+    const config = layerConfig(
+      [{ source: { kind: 'user' }, settings: { mode: 'workspace-write', network: 'deny' } }],
+      '/',
+    )
+    const confining = {
+      resolve: () => undefined,
+      run: () => undefined,
+      start: () => undefined,
+      sandboxMode: 'read-only',
+    }
+    expect(bashToolContext({ executor: confining as never, config })).toMatchObject({
+      defaultMode: 'workspace-write',
+      network: 'deny',
+    })
+    expect(bashToolContext({ executor: confining as never, config, network: 'inherit' }).network).toBe('inherit')
+    expect(bashToolContext({ executor: confining as never }).defaultMode).toBe('read-only')
+    // An executor that does not confine stays unconfined whatever the config says.
+    expect(bashToolContext({ executor, config }).defaultMode).toBeUndefined()
   })
 
   it('an unknown option (a typo) is refused rather than ignored', () => {

@@ -98,6 +98,10 @@ const input = fc.record(
     sharedMemory: flag,
     requireEnforcement: fc.oneof(fc.constant('full'), anyValue),
     runAsOwner: flag,
+    limits: fc.oneof(
+      fc.record({ processes: number, fileSizeBytes: number, other: number }, { requiredKeys: [] }),
+      anyValue,
+    ),
   },
   { requiredKeys: [] },
 )
@@ -153,6 +157,10 @@ const validInput = fc.record(
     cacheRoots: fc.constantFrom('confined', 'host'),
     sharedMemory: fc.boolean(),
     requireEnforcement: fc.constant('full'),
+    limits: fc.record(
+      { processes: fc.integer({ min: -1, max: 9 }), addressSpaceBytes: fc.constant(1 << 30) },
+      { requiredKeys: [] },
+    ),
   },
   { requiredKeys: ['cwd'] },
 )

@@ -51,6 +51,19 @@ describe('ownStateInGrants and checkOwnState', () => {
     )
   })
 
+  it('finds a root that is, holds or lies inside the user config dir (later runs read their rules from it)', () => {
+    const cfg = path.join(base, 'cfg', 'cordon')
+    for (const [root, kind] of [
+      [cfg, 'root'],
+      [path.join(base, 'cfg'), 'extra'],
+      [path.join(cfg, 'profiles'), 'extra'],
+    ] as const) {
+      const found = ownStateInGrants(grants([{ path: root, kind }]), places)
+      expect(found, root).toMatchObject({ root, place: { path: cfg } })
+      expect(() => checkOwnState(grants([{ path: root, kind }]), places)).toThrow(/configuration directory/)
+    }
+  })
+
   it('finds a root inside a place (the parent holds other sessions)', () => {
     const inside = path.join(home, '.cache', 'cordon', 'sessions')
     expect(ownStateInGrants(grants([{ path: inside, kind: 'extra' }]), places)?.root).toBe(inside)
