@@ -13,9 +13,11 @@ import { displayLine } from '../policy/display-text.js'
 import type { ApprovalOutcome } from '../policy/widen.js'
 import { type Approval, type ApprovalAnswer, type ApprovalRequest, describeApprovalRequest } from '../tool/approval.js'
 
-/** The form's one field and its two values. */
+/** The form's one field. */
 export const APPROVAL_FIELD = 'decision'
+/** The value that allows the retry, once, exactly as shown. */
 export const ALLOW_ONCE = 'allow-once'
+/** The value that rejects it. */
 export const REJECT = 'reject'
 
 /** The schema the client renders: one required choice. */
@@ -45,9 +47,13 @@ export const REFUSAL_REASONS = Object.freeze({
 /** What the approval needs of the SDK server: the client's capabilities and elicitation. */
 export type ElicitingServer = Pick<Server, 'getClientCapabilities' | 'elicitInput'>
 
-/** Whether the client declared form elicitation (an empty `elicitation: {}` means form). */
+/**
+ * Whether the client declared form elicitation: `elicitation.form`, or an elicitation capability
+ * that names no mode (`{}`: form, as SDKs before the URL mode read it), not URL mode alone.
+ */
 export function canElicit(server: Pick<Server, 'getClientCapabilities'>): boolean {
-  return server.getClientCapabilities()?.elicitation?.form !== undefined
+  const declared = server.getClientCapabilities()?.elicitation
+  return declared !== undefined && (declared.form !== undefined || declared.url === undefined)
 }
 
 /** An Approval that asks through elicitation, one connection's calls at a time. */
@@ -69,7 +75,7 @@ export class ElicitationApproval implements Approval {
     let answer: Awaited<ReturnType<ElicitingServer['elicitInput']>>
     try {
       answer = await this.server.elicitInput(
-        { mode: 'form', message: describeApprovalRequest(request), requestedSchema: APPROVAL_FORM },
+        { message: describeApprovalRequest(request), requestedSchema: APPROVAL_FORM },
         { relatedRequestId: requestId, signal: request.signal, timeout: this.timeoutMs },
       )
     } catch (error) {

@@ -1,13 +1,13 @@
 /**
  * createMcpServer: cordon's tools served over MCP by the SDK's low-level Server, one server per
- * connection. Every tool of the set (createBashTools: its `tools`, and `refusals` where the executor
- * confines) is listed with its own JSON Schema, and with
- * an `outputSchema` where src/mcp/output-schema.ts has one. Each tools/call becomes a ToolCall:
- * the request id its call id, one session id per connection, the workspace root its cwd, the
- * request's abort signal its signal (a notifications/cancelled ends the command), and, only when
- * the request carries a progressToken, its output streamed as progress notifications. The
- * strictly-wider retry is asked through elicitation when the client declared it. When the
- * transport closes, src/mcp/disposal.ts ends what the connection started.
+ * connection. Every tool of the set (createBashTools: its `tools`, and `refusals` where the
+ * executor confines) is listed with its own JSON Schema, and with an `outputSchema` where
+ * src/mcp/output-schema.ts has one. Each tools/call becomes a ToolCall: the request id its call
+ * id, one session id per connection, the workspace root its cwd, the request's abort signal its
+ * signal (a notifications/cancelled ends the command), and, only when the request carries a
+ * progressToken, its output streamed as progress notifications. The strictly-wider retry is asked
+ * through elicitation when the client declared it. When the transport closes,
+ * src/mcp/disposal.ts ends what the connection started.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'

@@ -41,8 +41,8 @@ describe('approvals through elicitation (in-memory, real sandbox)', () => {
   }
 
   /** Connects a client answering with `answer`, runs the control and the retry; returns both results. */
-  async function askWith(answer: Elicit | undefined) {
-    const c = await connect({ executor, workspaceRoot: root }, answer)
+  async function askWith(answer: Elicit | undefined, approvalTimeoutMs?: number) {
+    const c = await connect({ executor, workspaceRoot: root, approvalTimeoutMs }, answer)
     const { file, command, retry } = target()
     const control = await c.client.callTool({ name: 'bash', arguments: { command } })
     const retried = await c.client.callTool({ name: 'bash', arguments: retry })
@@ -98,7 +98,7 @@ describe('approvals through elicitation (in-memory, real sandbox)', () => {
     expect(existsSync(rejected.file)).toBe(false)
   })
 
-  it('a malformed answer and a failing client refuse, with the reason in the text', async (ctx) => {
+  it('a malformed answer, a failing client and no answer in time refuse, with the reason in the text', async (ctx) => {
     await needBackend(ctx, 'landlock')
     const malformed = await askWith(() => ({ action: 'accept', content: { [APPROVAL_FIELD]: 'always' } }))
     expect(malformed.retried).toMatchObject({ isError: true, structuredContent: { code: 'ESCALATION_REFUSED' } })
@@ -112,6 +112,11 @@ describe('approvals through elicitation (in-memory, real sandbox)', () => {
     expect(textOf(failing.retried)).toContain('crashed')
     expect(holdsRawControl(textOf(failing.retried))).toBe(false)
     expect(existsSync(failing.file)).toBe(false)
+    // A person who never answers: refused once the approval's time is up.
+    const silent = await askWith(() => new Promise<never>(() => undefined), 300)
+    expect(silent.retried).toMatchObject({ isError: true, structuredContent: { code: 'ESCALATION_REFUSED' } })
+    expect(textOf(silent.retried)).toMatch(/asking the person through the MCP client failed \(.*timed out/i)
+    expect(existsSync(silent.file)).toBe(false)
   })
 
   it('a client without elicitation: refused with the reason, and no escalation hint after a denial', async (ctx) => {
