@@ -2,8 +2,8 @@
 // Bundles the compiled CLI (dist/cli/main.js and everything it imports) into one CommonJS file,
 // dist/cli/cordon.bundle.cjs, and makes its V8 code cache (bin/cli-loader.js loads both). It sits
 // beside main.js so that every path the modules compute from import.meta.url (../../profiles,
-// ../../package.json) still holds. zod (loaded on demand through createRequire) and node-pty (an
-// optional dependency) stay outside.
+// ../../package.json) still holds. zod (loaded on demand through createRequire), node-pty (an
+// optional dependency) and the MCP server with its optional SDK (src/cli/mcp.ts) stay outside.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,7 +29,7 @@ const built = await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['zod', 'node-pty'],
+  external: ['zod', 'node-pty', '@modelcontextprotocol/sdk'],
   // CommonJS has no import.meta: the bundle's own file URL stands in for every module's.
   define: { 'import.meta.url': '__cordon_bundle_url' },
   banner: { js: 'const __cordon_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
@@ -49,6 +49,10 @@ let text = built.outputFiles[0].text
 if (text.split(TO_ESM).length !== 2) throw new Error("esbuild's __toESM changed: update scripts/bundle-cli.mjs")
 for (const m of text.matchAll(/__toESM\(require\("([^"]+)"\)/g))
   if (!m[1].startsWith('node:')) throw new Error(`the bundle imports ${m[1]} through __toESM: it is not a builtin`)
+// `cordon mcp` loads dist/mcp/ and the optional MCP SDK at run time (src/cli/mcp.ts): `cordon run`
+// must neither load nor compile them, so neither may be in the bundle.
+if (/require\("@modelcontextprotocol\//.test(text) || text.includes('createMcpServer'))
+  throw new Error('the bundle holds the MCP server or its SDK: load them with require at run time (src/cli/mcp.ts)')
 // bin/cli-loader.js runs the bundle in a vm.Script, where import() has no loader.
 if (/[^\w$.]import\(/.test(text)) throw new Error('the bundle has a dynamic import(): load that module with require')
 text = text.replace(TO_ESM, 'var __toESM=mod=>Object.create(mod,{default:{value:mod,enumerable:!0}})')

@@ -61,6 +61,10 @@ const VERBS = {
     const m = await import('./schema/verb.js')
     return { help: m.SCHEMA_HELP, run: (a: string[], io: CliIo) => m.schemaVerb(a, io) }
   },
+  mcp: async () => {
+    const m = await import('./mcp.js')
+    return { help: m.MCP_HELP, run: (a: string[], io: CliIo) => m.mcpVerb(a, withStdin(io)) }
+  },
 } as const
 
 type VerbName = keyof typeof VERBS
@@ -74,6 +78,7 @@ Verbs:
   probe [--json]             which sandbox backends work on this host
   explain [options]          the policy, backend and exact rules a run would use, without running
   schema run                 the JSON Schema of \`cordon run --json\`'s output
+  mcp [options]              serve cordon's tools to an MCP client over stdio (needs @modelcontextprotocol/sdk)
 
 Options:
   -V, --version              print cordon's version

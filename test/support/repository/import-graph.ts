@@ -11,7 +11,8 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['shell'],
   ['tool', 'cli'],
-  ['adapters'],
+  // The harness faces: the adapters, and MCP (which stands on the tools and the CLI's policy flags).
+  ['adapters', 'mcp'],
 ]
 
 /** The floor rank of a module path relative to the repository (`src/sandbox/confinement/plan.ts` → 2); `index` for src/index.ts. */
