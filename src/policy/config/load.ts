@@ -4,6 +4,7 @@
  * own settings, layered with provenance. With no config file at all nothing but three failed
  * opens happens: neither zod nor node:crypto loads.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import { ConfigInvalidError, ConfigWidenedError } from '../errors.js'
 import { REMEDY_CONFIG_CHANGED, REMEDY_CONFIG_LAYERS } from '../remedies.js'
@@ -42,8 +43,32 @@ export interface LoadConfigOptions {
   overridesFrom?: 'flags' | 'api' | undefined
 }
 
-/** A file's layer, or undefined when the file does not exist. */
+/**
+ * Whether `file` lies behind a directory this process may not search and does not own: another
+ * user's home (a command run as uid 65534 with root's HOME), so no config of this user's is there.
+ */
+function behindAnotherUsersDirectory(file: string): boolean {
+  const uid = process.geteuid?.()
+  if (uid === undefined) return false
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    try {
+      fs.accessSync(dir, fs.constants.X_OK)
+      return false
+    } catch {
+      // Not searchable: whose is it? (Its own stat needs only its parent searchable.)
+      try {
+        if (fs.statSync(dir).uid !== uid) return true
+      } catch {
+        // Its parent is not searchable either: look further up.
+      }
+    }
+    if (path.dirname(dir) === dir) return false
+  }
+}
+
+/** A file's layer, or undefined when the file does not exist (or, for the user config, lies in another user's home). */
 function fileLayer(kind: 'user' | 'file', file: string | undefined, followLinks: boolean): ConfigLayer | undefined {
+  if (kind === 'user' && file !== undefined && behindAnotherUsersDirectory(file)) return undefined
   const read = file === undefined ? undefined : readConfigFile(file, { followLinks })
   if (read === undefined) return undefined
   return { source: { kind, file: read.path }, settings: settingsOfContent(parseConfigText(read.path, read.text)) }

@@ -8,12 +8,12 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { SandboxBackendName } from '../../../src/policy/backends.js'
-import { NOBODY } from '../../escape/host/run-as.js'
-import { needBackend } from '../../support/sandbox/backends.js'
-import { scratchDir } from '../../support/scratch.js'
+import type { SandboxBackendName } from '../../../../src/policy/backends.js'
+import { NOBODY } from '../../../escape/host/run-as.js'
+import { needBackend } from '../../../support/sandbox/backends.js'
+import { scratchDir } from '../../../support/scratch.js'
 
-const bin = path.join(import.meta.dirname, '..', '..', '..', 'bin', 'cordon.js')
+const bin = path.join(import.meta.dirname, '..', '..', '..', '..', 'bin', 'cordon.js')
 const isRoot = process.getuid?.() === 0
 const NARROW = '{"network": "deny", "limits": {"fileSizeBytes": 1048576}}\n'
 const WIDER = '{}\n'
