@@ -119,6 +119,11 @@ export const HOST_READS: readonly HostRead[] = [
     trust: "only the version `cordon --version` prints; cordon's own package",
   },
   {
+    module: 'src/mcp/server.ts',
+    reads: "the package's package.json",
+    trust: "only the version the MCP server names itself with; cordon's own package",
+  },
+  {
     module: 'src/subprocess/terminal/session.ts',
     reads: '/proc/<pid>/stat',
     trust: `a terminal's live members; ${KERNEL}`,
