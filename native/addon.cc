@@ -152,6 +152,9 @@ bool read_plan(napi_env env, napi_value obj, ConfinementPlan* plan, std::vector<
   plan->no_new_privs = get_bool_prop(env, obj, "noNewPrivs");
   plan->landlock_ruleset_fd = get_int_prop(env, obj, "rulesetFd", -1);
   plan->landlock_flags = static_cast<uint32_t>(get_int_prop(env, obj, "landlockFlags", 0));
+  int64_t oom = get_int_prop(env, obj, "oomScoreAdj", 0);
+  if (oom < 0 || oom > 1000) return false;
+  plan->oom_score_adj = static_cast<int>(oom);
   napi_value creds;
   if (get_prop(env, obj, "credentials", &creds)) {
     plan->set_credentials = true;

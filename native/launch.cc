@@ -157,6 +157,11 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
     fcntl(start.self_pidfd, F_SETFD, FD_CLOEXEC);
   }
 
+  // Before any namespace or view: the host's /proc is writable here, a view's is not.
+  if (spec->oom_score_adj > 0) {
+    int oom = raise_oom_score(spec->oom_score_adj);
+    if (oom != 0) fail_start(&start, kStageCgroup, -oom);
+  }
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);
   if (spec->read_only_view) {
@@ -215,6 +220,8 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
   // The command holds what it needs; a ruleset fd is mutable, so no copy stays around.
   if (built_ruleset >= 0) close(built_ruleset);
   if (spec->ruleset_fd >= 0) close(spec->ruleset_fd);
+  for (int k = 0; k < spec->plan.cgroup_fd_count; k++)
+    close(spec->plan.cgroup_fds[k]);
   for (int i = 0; i < 3; i++) {
     if (spec->stdio_fds[i] >= 0) close(spec->stdio_fds[i]);
   }

@@ -32,6 +32,8 @@ export interface NativeConfinementPlan {
   filter?: Buffer | undefined
   credentials?: { uid: number; gid: number } | undefined
   rlimits?: readonly NativeRlimit[] | undefined
+  /** Raised first, in the child (1..1000). */
+  oomScoreAdj?: number | undefined
 }
 
 /** A started child: its pid, an owned pidfd, and the host ends of its pipes (null otherwise). */

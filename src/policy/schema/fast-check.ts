@@ -53,7 +53,14 @@ const POLICY_KEYS: ReadonlySet<string> = new Set([
   'requireEnforcement',
   'limits',
 ])
-const LIMIT_KEYS: ReadonlySet<string> = new Set(['processes', 'addressSpaceBytes', 'fileSizeBytes'])
+const LIMIT_KEYS: ReadonlySet<string> = new Set([
+  'processes',
+  'addressSpaceBytes',
+  'fileSizeBytes',
+  'memoryBytes',
+  'tempBytes',
+  'cpuSeconds',
+])
 const EXCEPT_KEYS: ReadonlySet<string> = new Set(['except'])
 
 const hiddenDefaults = (v: unknown) =>
@@ -87,12 +94,7 @@ export function isWellFormedPolicy(v: unknown): v is SandboxExecutionPolicy {
     optional(v.runAsOwner, isBoolean) &&
     optional(v.allowUnixSockets, arrayOf(normalAbsolute)) &&
     optional(v.requireEnforcement, (r) => r === 'full') &&
-    (l === undefined ||
-      (isPlain(l) &&
-        onlyKeys(l, LIMIT_KEYS) &&
-        optional(l.processes, limit) &&
-        optional(l.addressSpaceBytes, limit) &&
-        optional(l.fileSizeBytes, limit)))
+    (l === undefined || (isPlain(l) && onlyKeys(l, LIMIT_KEYS) && Object.values(l).every((n) => optional(n, limit))))
   )
 }
 
