@@ -17,6 +17,7 @@ import {
 import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
+import { LIMIT_HELP, LIMIT_OPTIONS, withLimits } from './limit-flags.js'
 import { displayShellWord } from './shell-quote.js'
 import { UsageError } from './usage-error.js'
 
@@ -41,6 +42,7 @@ export const POLICY_OPTIONS = {
   'allow-socket': { type: 'string', multiple: true },
   'host-caches': { type: 'boolean' },
   'shared-memory': { type: 'boolean' },
+  ...LIMIT_OPTIONS,
   reprobe: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -67,6 +69,7 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
       --host-caches      let workspace-write use the host's package caches (default: cordon's own)
       --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
+${LIMIT_HELP}
       --reprobe          probe the backends again instead of using the cached verdict
       --json             machine-readable output on stdout`
 
@@ -139,7 +142,7 @@ export function policyFrom(values: Record<string, unknown>, cwd = process.cwd())
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
   return {
-    policy,
+    policy: withLimits(policy, values),
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,
     environment,

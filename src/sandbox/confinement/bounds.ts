@@ -57,16 +57,16 @@ export function subprocessBounds(limits: ResourceLimits | undefined, host: HostB
   return out
 }
 
-/** Bytes as a person reads them (KiB, MiB, GiB). */
+/** Bytes as a person reads them (KiB, MiB, GiB; one decimal where it is not whole). */
 export function sizeText(bytes: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB']
   let n = bytes
   let u = 0
-  while (n >= 1024 && n % 1024 === 0 && u < units.length - 1) {
+  while (n >= 1024 && u < units.length - 1) {
     n /= 1024
     u++
   }
-  return `${n} ${units[u]}`
+  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`
 }
 
 /** What the command can do about its raised oom_score_adj, as the account says it. */
@@ -119,4 +119,50 @@ export function processesVerdict(host: HostBounds, limits: ResourceLimits | unde
       how: 'RLIMIT_NPROC does not bind uid 0: the process limit is not enforced for a root command (no writable pids cgroup here)',
     }
   return { governed: true, how: `RLIMIT_NPROC: at most ${n} processes of the run's uid, host-wide` }
+}
+
+/** One limit as `cordon explain` says it: its value on this host (or none) and what enforces it. */
+export interface ExplainedLimit {
+  name: 'processes' | 'memory' | 'temp' | 'cpu' | 'address space' | 'file size'
+  value: string
+  how: string
+}
+
+/** Every limit of a run on `host`: the policy's or the default, and its mechanism or `not governed`. */
+export function explainedLimits(limits: ResourceLimits | undefined, host: HostBounds, uid0: boolean): ExplainedLimit[] {
+  const l = effectiveLimits(limits, host)
+  const bytes = (n: number | undefined) => (n === undefined ? 'none' : sizeText(n))
+  const source = (key: keyof ResourceLimits) =>
+    limits?.[key] === undefined && l[key] !== undefined ? ' (default)' : ''
+  const processes = processesVerdict(host, limits, uid0)
+  const memory = memoryVerdict(host, limits)
+  return [
+    {
+      name: 'processes',
+      value: `${l.processes ?? 'none'}${source('processes')}`,
+      how: processes.governed ? processes.how : `not governed: ${processes.how}`,
+    },
+    {
+      name: 'memory',
+      value: `${bytes(l.memoryBytes)}${source('memoryBytes')}`,
+      how: memory.governed
+        ? `a memory cgroup of the run's own (memory.limit_in_bytes${host.memsw ? ' and memsw' : ''}); oom_score_adj ${CONFINED_OOM_SCORE_ADJ}`
+        : `not governed: no writable memory cgroup here (cgroup v1, root); oom_score_adj ${CONFINED_OOM_SCORE_ADJ}`,
+    },
+    { name: 'temp', value: bytes(l.tempBytes), how: tempVerdict().how },
+    {
+      name: 'cpu',
+      value: l.cpuSeconds === undefined ? 'none' : `${l.cpuSeconds} s`,
+      how: cpuVerdict(host, limits).how,
+    },
+    {
+      name: 'address space',
+      value: bytes(l.addressSpaceBytes),
+      how:
+        l.addressSpaceBytes === undefined
+          ? 'no default (runtimes reserve large address spaces)'
+          : 'RLIMIT_AS per process',
+    },
+    { name: 'file size', value: bytes(l.fileSizeBytes), how: 'RLIMIT_FSIZE per file' },
+  ]
 }

@@ -16,6 +16,7 @@ import {
   subprocessBounds,
   sizeText,
   tempVerdict,
+  explainedLimits,
 } from '../../../../src/sandbox/confinement/bounds.js'
 
 const GIB = 1024 ** 3
@@ -71,9 +72,22 @@ describe('run bounds', () => {
     expect(tempVerdict().governed).toBe(false)
   })
 
+  it('explain says every limit: its value (the default marked) and its mechanism or not governed', () => {
+    const lines = explainedLimits({ cpuSeconds: 7 }, CGROUPS, true)
+    expect(lines.map((l) => l.name)).toEqual(['processes', 'memory', 'temp', 'cpu', 'address space', 'file size'])
+    expect(lines[0]).toMatchObject({ value: `${DEFAULT_PROCESS_LIMIT} (default)` })
+    expect(lines[1]?.how).toContain('memory cgroup')
+    expect(lines[2]?.how).toMatch(/^not governed/)
+    expect(lines[3]).toMatchObject({ value: '7 s' })
+    const bare = explainedLimits({ processes: 5, memoryBytes: GIB }, NO_HOST_BOUNDS, true)
+    expect(bare[0]?.how).toMatch(/^not governed: RLIMIT_NPROC does not bind uid 0/)
+    expect(bare[1]?.how).toMatch(/^not governed/)
+  })
+
   it('sizes read as a person reads them', () => {
     expect(sizeText(GIB)).toBe('1 GiB')
     expect(sizeText(3 << 20)).toBe('3 MiB')
     expect(sizeText(1000)).toBe('1000 bytes')
+    expect(sizeText(1.5 * GIB)).toBe('1.5 GiB')
   })
 })
