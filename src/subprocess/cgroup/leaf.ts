@@ -183,6 +183,7 @@ export class RunCgroup {
     this.closeFds()
     const left = this.leaves.filter((l) => !tryRmdir(l.dir)).map((l) => l.dir)
     if (left.length > 0) retryRemoval(left, 0)
+    else for (const l of this.leaves) releaseParent(path.dirname(l.dir))
   }
 }
 
@@ -194,12 +195,20 @@ function safeRead(file: string): string {
   }
 }
 
+/** Removes a host's parent once its last leaf is gone (a host that dies unannounced leaves nothing then). */
+function releaseParent(parent: string): void {
+  if (tryRmdir(parent)) parents.delete(parent)
+}
+
 /** rmdir again after a delay: a reaped tree's last tasks leave the cgroup a moment later. */
 function retryRemoval(dirs: string[], attempt: number): void {
   setTimeout(
     () => {
       const left = dirs.filter((d) => !tryRmdir(d))
-      if (left.length === 0) return
+      if (left.length === 0) {
+        for (const d of dirs) releaseParent(path.dirname(d))
+        return
+      }
       if (attempt >= 20) for (const d of left) stuck.add(d)
       else retryRemoval(left, attempt + 1)
     },

@@ -28,6 +28,8 @@ describe('run cgroups', () => {
     expect(cg.facts()).toEqual({ pidsHit: false, memoryHit: false })
     cg.remove()
     for (const leaf of leaves) expect(fs.existsSync(leaf as string)).toBe(false)
+    // The host's own parent goes with its last leaf.
+    for (const leaf of leaves) expect(fs.existsSync(path.dirname(leaf as string))).toBe(false)
     for (const fd of fds) expect(() => fs.fstatSync(fd)).toThrow()
     expect(stuckCgroups()).toEqual([])
   })
