@@ -42,6 +42,7 @@ enum WireFlag : uint32_t {
   kFlagRulesetFd = 1u << 7,
   kFlagConfined = 1u << 8,
   kFlagStatusFd = 1u << 9,
+  kFlagMaskKeys = 1u << 10,
 };
 
 bool parse_long(const char* s, long min, long max, long* out) {
@@ -343,6 +344,7 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
         spec->unshare_ipc = (flags & kFlagUnshareIpc) != 0;
         spec->unshare_net = (flags & kFlagUnshareNet) != 0;
         spec->unshare_user = (flags & kFlagUnshareUser) != 0;
+        spec->mask_keys = (flags & kFlagMaskKeys) != 0;
         shape->has_ruleset_fd = (flags & kFlagRulesetFd) != 0;
         shape->has_status_fd = (flags & kFlagStatusFd) != 0;
         spec->confined = (flags & kFlagConfined) != 0;

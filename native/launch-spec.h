@@ -36,6 +36,9 @@ struct LaunchSpec {
   bool unshare_ipc = false;
   bool unshare_net = false;
   bool unshare_user = false;
+  // /proc/keys and /proc/key-users read empty, in a mount namespace of the run's own (root: the
+  // launcher keeps the host's, so mounts the host makes later, a session's tmpfs, show in its runs).
+  bool mask_keys = false;
   // argv mode under a per-run bwrap that kept CAP_SYS_ADMIN and CAP_SETPCAP for us: in a mount
   // namespace of our own, the host's device binds are remounted read-only (device-seal.h), then
   // every capability goes, before anything else.

@@ -163,11 +163,13 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
     if (oom != 0) fail_start(&start, kStageCgroup, -oom);
   }
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
+  // Without a view of its own, a mount namespace only for the masks.
+  if (rc == 0 && spec->mask_keys && !spec->read_only_view) rc = mask_kernel_keys();
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);
   if (spec->read_only_view) {
     rc = enter_read_only_view(spec->view_writable);
-    // A user namespace's view is the first mount namespace such a run has: /proc/keys goes there.
-    if (rc == 0 && spec->unshare_user) rc = mask_key_files();
+    // The view is the first mount namespace such a run has: /proc/keys goes there.
+    if (rc == 0 && (spec->unshare_user || spec->mask_keys)) rc = mask_key_files();
     // A host device node handed in as stdio (the CLI's /dev/null), or the /dev/null the launcher
     // opened ahead for empty slots, keeps the host's read-write mount: the same node opened
     // through the view takes its place.

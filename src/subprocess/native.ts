@@ -107,6 +107,10 @@ export interface NativeAddon {
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
+  /** A size-bounded tmpfs over `path` (mode 0700, uid:gid), or a new size for it (`remount`); 0 or -errno. */
+  tmpfsMount(path: string, sizeBytes: number, uid: number, gid: number, remount: boolean): number
+  /** Detaches the mount at `path` (MNT_DETACH, never following a link); 0 or -errno. */
+  detachMount(path: string): number
 }
 
 /** The package root (holds binding.gyp, build/, prebuilds/): policy/package-root.ts finds it, whatever this module's depth. */

@@ -104,13 +104,13 @@ export function limitVerdicts(
   return {
     resources: resourcesVerdict(facts, limits),
     memory: memoryVerdict(bounds, limits),
-    temp: tempVerdict(),
+    temp: tempVerdict(bounds, limits),
     cpu: cpuVerdict(bounds, limits),
   }
 }
 
 /** Limit classes a policy does not promise but the host bounds anyway (the defaults): listed, never counted. */
-const DEFAULT_BOUND_CLASSES: readonly EffectClass[] = ['memory', 'cpu']
+const DEFAULT_BOUND_CLASSES: readonly EffectClass[] = ['memory', 'temp', 'cpu']
 
 /** The account of the promised classes: `full` iff every one holds (`signals` listed with `processes`). */
 export function accountOf(

@@ -6,9 +6,15 @@
  */
 import os from 'node:os'
 import type { ClassVerdict } from '../../policy/backends.js'
-import { CONFINED_OOM_SCORE_ADJ, DEFAULT_MEMORY_FRACTION, DEFAULT_PROCESS_LIMIT } from '../../policy/defaults.js'
+import {
+  CONFINED_OOM_SCORE_ADJ,
+  DEFAULT_MEMORY_FRACTION,
+  DEFAULT_PROCESS_LIMIT,
+  DEFAULT_TEMP_BYTES,
+} from '../../policy/defaults.js'
 import type { ResourceLimits } from '../../policy/vocabulary.js'
 import { cgroupHierarchies } from '../../subprocess/cgroup/hierarchy.js'
+import { tempMountRefusal } from '../../subprocess/private-dirs/temp-mount.js'
 import type { SubprocessBounds } from '../../subprocess/cgroup/leaf.js'
 
 /** What the host offers to bound a run with. */
@@ -19,6 +25,8 @@ export interface HostBounds {
   memsw: boolean
   /** The host's memory: the machine's, or its own cgroup's limit when less (bytes). */
   memory: number
+  /** Why a session's TMPDIR cannot be a size-bounded tmpfs here (undefined: it is one). */
+  tempRefusal?: string | undefined
 }
 
 /** No cgroup at all (a non-root host, cgroup v2, another platform). */
@@ -26,6 +34,7 @@ export const NO_HOST_BOUNDS: HostBounds = {
   cgroups: { pids: false, memory: false, cpu: false },
   memsw: false,
   memory: 0,
+  tempRefusal: 'no host facts',
 }
 
 /** This host's bounds (the hierarchies are read once per process). */
@@ -35,6 +44,7 @@ export function hostBounds(): HostBounds {
     cgroups: { pids: h.dirs.pids !== undefined, memory: h.dirs.memory !== undefined, cpu: h.dirs.cpu !== undefined },
     memsw: h.memsw,
     memory: Math.min(os.totalmem(), h.memoryLimit ?? Number.POSITIVE_INFINITY),
+    tempRefusal: tempMountRefusal(),
   }
 }
 
@@ -44,6 +54,9 @@ export function effectiveLimits(limits: ResourceLimits | undefined, host: HostBo
   if (out.processes === undefined && host.cgroups.pids) out.processes = DEFAULT_PROCESS_LIMIT
   if (out.memoryBytes === undefined && host.cgroups.memory && host.memory > 0)
     out.memoryBytes = Math.floor(host.memory * DEFAULT_MEMORY_FRACTION)
+  // A tmpfs is memory: at most a quarter of the host's.
+  if (out.tempBytes === undefined && host.tempRefusal === undefined && host.memory > 0)
+    out.tempBytes = Math.min(DEFAULT_TEMP_BYTES, Math.floor(host.memory / 4))
   return out
 }
 
@@ -86,11 +99,17 @@ export function memoryVerdict(host: HostBounds, limits: ResourceLimits | undefin
   }
 }
 
-/** The `temp` class: not governed on this branch (see README: Limits). */
-export function tempVerdict(): ClassVerdict {
+/** The `temp` class: a size-bounded tmpfs over the session's TMPDIR where the host can mount one. */
+export function tempVerdict(host: HostBounds, limits: ResourceLimits | undefined): ClassVerdict {
+  const bytes = effectiveLimits(limits, host).tempBytes
+  if (host.tempRefusal === undefined && bytes !== undefined)
+    return {
+      governed: true,
+      how: `the session's TMPDIR is a tmpfs of ${sizeText(bytes)} the host mounted over it (writes past it fail ENOSPC), kept across the sandbox's runs on both backends; its pages are memory, counted in the run's memory bound`,
+    }
   return {
     governed: false,
-    how: "not governed: the session's TMPDIR is a directory of the host's disk; a size-bounded tmpfs over it is not mounted yet, so a run can fill the disk through it (limits.fileSizeBytes bounds one file)",
+    how: `not governed: the session's TMPDIR is a directory of the host's disk (${host.tempRefusal ?? 'no limit'}), so a run can fill the disk through it; limits.fileSizeBytes bounds one file`,
   }
 }
 
@@ -149,7 +168,11 @@ export function explainedLimits(limits: ResourceLimits | undefined, host: HostBo
         ? `a memory cgroup of the run's own (memory.limit_in_bytes${host.memsw ? ' and memsw' : ''}); oom_score_adj ${CONFINED_OOM_SCORE_ADJ}`
         : `not governed: no writable memory cgroup here (cgroup v1, root); oom_score_adj ${CONFINED_OOM_SCORE_ADJ}`,
     },
-    { name: 'temp', value: bytes(l.tempBytes), how: tempVerdict().how },
+    {
+      name: 'temp',
+      value: `${bytes(l.tempBytes)}${source('tempBytes')}`,
+      how: host.tempRefusal === undefined ? "a tmpfs over the session's TMPDIR" : tempVerdict(host, limits).how,
+    },
     {
       name: 'cpu',
       value: l.cpuSeconds === undefined ? 'none' : `${l.cpuSeconds} s`,

@@ -41,7 +41,7 @@ export interface WireConfinement {
   unshareIpc: boolean
   unshareNet: boolean
   unshareUser: boolean
-  /** The launcher's own mount namespace with /proc/keys masked (the launcher applies it; never on the wire). */
+  /** /proc/keys masked in a mount namespace of the run's own (its view's, or one made for it). */
   maskKeys?: boolean | undefined
   /** A network allow-list: the supervisor listens on 127.0.0.1:proxyPort of the run's namespace and hands the listener over with the reply. */
   proxyPort?: number | undefined
@@ -94,6 +94,7 @@ const FLAG = {
   rulesetFd: 1 << 7,
   confined: 1 << 8,
   statusFd: 1 << 9,
+  maskKeys: 1 << 10,
 } as const
 
 const STDIO_CODE: Readonly<Record<WireStdio, number>> = { null: 0, fd: 2 }
@@ -176,6 +177,7 @@ function flagsOf(request: LaunchRequest): number {
   if (c.unshareNet) flags |= FLAG.unshareNet
   if (c.unshareUser) flags |= FLAG.unshareUser
   if (c.ruleset) flags |= FLAG.rulesetFd
+  if (c.maskKeys) flags |= FLAG.maskKeys
   return flags
 }
 

@@ -13,8 +13,8 @@ export interface LimitAttack {
   script: string
   /** The bounds of the control's cgroup (generous, but finite). */
   control: { pids: number; memoryBytes: number }
-  /** What the limit needs from the host (a cgroup v1 controller writable by root), else it is not governed. */
-  needs?: 'pids' | 'memory'
+  /** What the limit needs from the host (a root host: a cgroup v1 controller, a tmpfs mount), else it is not governed. */
+  needs?: 'memory' | 'tmpfs'
   /** The class whose account must own up where the host cannot hold the limit. */
   klass: string
   /** A run that only proves the host stays responsive (no control: it is not bounded enough for one). */
@@ -75,6 +75,7 @@ export const LIMIT_ATTACKS: readonly LimitAttack[] = [
   {
     name: 'more bytes in TMPDIR than limits.tempBytes',
     limits: { tempBytes: 1 * MIB },
+    needs: 'tmpfs',
     klass: 'temp',
     control: { pids: 100, memoryBytes: 256 * MIB },
     script: 'head -c 8388608 /dev/zero > "$TMPDIR/fill" && echo BREACH; rm -f "$TMPDIR/fill"',

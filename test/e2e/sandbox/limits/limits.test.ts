@@ -129,7 +129,7 @@ for (const { backend, kind } of KINDS) {
           expect(o, 'the attack ran').toBeDefined()
           const ctx = JSON.stringify(o, null, 1)
           expect(o?.lateMs, `the host's timer stayed on time\n${ctx}`).toBeLessThan(RESPONSIVE_MS)
-          const ungoverned = attack.klass === 'temp' || (attack.needs !== undefined && !cgroups)
+          const ungoverned = attack.needs !== undefined && !cgroups
           const verdict = o?.account[attack.klass]
           if (ungoverned) {
             expect(verdict?.governed, ctx).toBe(false)

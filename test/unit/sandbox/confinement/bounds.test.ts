@@ -5,6 +5,7 @@ import {
   CONFINED_OOM_SCORE_ADJ,
   DEFAULT_MEMORY_FRACTION,
   DEFAULT_PROCESS_LIMIT,
+  DEFAULT_TEMP_BYTES,
 } from '../../../../src/policy/defaults.js'
 import {
   cpuVerdict,
@@ -27,11 +28,13 @@ describe('run bounds', () => {
     expect(effectiveLimits(undefined, CGROUPS)).toEqual({
       processes: DEFAULT_PROCESS_LIMIT,
       memoryBytes: 8 * GIB * DEFAULT_MEMORY_FRACTION,
+      tempBytes: Math.min(DEFAULT_TEMP_BYTES, 2 * GIB),
     })
-    expect(effectiveLimits({ processes: 10, memoryBytes: GIB, cpuSeconds: 5 }, CGROUPS)).toEqual({
+    expect(effectiveLimits({ processes: 10, memoryBytes: GIB, cpuSeconds: 5, tempBytes: 9 }, CGROUPS)).toEqual({
       processes: 10,
       memoryBytes: GIB,
       cpuSeconds: 5,
+      tempBytes: 9,
     })
     expect(effectiveLimits(undefined, NO_HOST_BOUNDS)).toEqual({})
   })
@@ -69,7 +72,8 @@ describe('run bounds', () => {
     expect(cpuVerdict(CGROUPS, { cpuSeconds: 3 })).toMatchObject({ governed: true })
     expect(cpuVerdict(CGROUPS, { cpuSeconds: 3 }).how).toContain('SIGXCPU after 3 s')
     expect(cpuVerdict(NO_HOST_BOUNDS, undefined).governed).toBe(false)
-    expect(tempVerdict().governed).toBe(false)
+    expect(tempVerdict(NO_HOST_BOUNDS, { tempBytes: GIB })).toMatchObject({ governed: false })
+    expect(tempVerdict(CGROUPS, { tempBytes: GIB }).how).toContain('tmpfs of 1 GiB')
   })
 
   it('explain says every limit: its value (the default marked) and its mechanism or not governed', () => {
@@ -77,7 +81,8 @@ describe('run bounds', () => {
     expect(lines.map((l) => l.name)).toEqual(['processes', 'memory', 'temp', 'cpu', 'address space', 'file size'])
     expect(lines[0]).toMatchObject({ value: `${DEFAULT_PROCESS_LIMIT} (default)` })
     expect(lines[1]?.how).toContain('memory cgroup')
-    expect(lines[2]?.how).toMatch(/^not governed/)
+    expect(lines[2]?.how).toContain('tmpfs')
+    expect(explainedLimits(undefined, NO_HOST_BOUNDS, false)[2]?.how).toMatch(/^not governed/)
     expect(lines[3]).toMatchObject({ value: '7 s' })
     const bare = explainedLimits({ processes: 5, memoryBytes: GIB }, NO_HOST_BOUNDS, true)
     expect(bare[0]?.how).toMatch(/^not governed: RLIMIT_NPROC does not bind uid 0/)
