@@ -38,8 +38,11 @@ export interface BoundFacts {
 }
 
 const stuck = new Set<string>()
+/** Leaves made ahead for the next run with the same bounds. */
+let spare: { key: string; cgroup: RunCgroup } | undefined
 let made = 0
 const parents = new Set<string>()
+const swept = new Set<string>()
 
 /** Leaves that were still busy long after their tree was gone (for the host to report). */
 export function stuckCgroups(): readonly string[] {
@@ -88,11 +91,12 @@ function tryRmdir(dir: string): boolean {
   }
 }
 
-/** `cordon-<pid>` under the host's own cgroup of `controller` (made, and stale ones swept, once). */
+/** `cordon-<pid>` under the host's own cgroup of `controller` (made, and stale ones swept, once per process). */
 function parentDir(own: string): string {
   const parent = path.join(own, `cordon-${process.pid}`)
   if (!parents.has(parent)) {
-    sweepDeadHosts(own)
+    if (!swept.has(own)) sweepDeadHosts(own)
+    swept.add(own)
     try {
       fs.mkdirSync(parent)
     } catch (error) {
@@ -125,6 +129,24 @@ export class RunCgroup {
 
   /** Makes the leaves `bounds` asks for; throws SpawnError at `cgroup` (nothing left behind) when one cannot be made. */
   static create(bounds: RunBounds): RunCgroup {
+    const key = JSON.stringify(bounds)
+    const ready = spare?.key === key ? spare.cgroup : undefined
+    if (spare !== undefined && ready === undefined) spare.cgroup.remove()
+    spare = undefined
+    // The next run's leaves are made once this one started (off a spawn's critical path).
+    setTimeout(() => {
+      if (spare !== undefined) return
+      try {
+        spare = { key, cgroup: RunCgroup.make(bounds) }
+      } catch {
+        // the next run makes its own, and says why if it cannot
+      }
+    }, 0).unref()
+    return ready ?? RunCgroup.make(bounds)
+  }
+
+  /** Makes the leaves `bounds` asks for (see {@link RunCgroup.create}). */
+  private static make(bounds: RunBounds): RunCgroup {
     const { dirs, memsw } = cgroupHierarchies()
     const leaves: Array<{ controller: BoundController; dir: string }> = []
     const fds: number[] = []
@@ -136,9 +158,7 @@ export class RunCgroup {
         const dir = path.join(parentDir(own), String(n))
         fs.mkdirSync(dir)
         leaves.push({ controller, dir })
-        for (const [file, value] of limitsOf(controller, bounds, memsw))
-          fs.writeFileSync(path.join(dir, file), String(value))
-        fs.writeFileSync(path.join(dir, 'notify_on_release'), '0')
+        for (const [file, value] of limitsOf(controller, bounds, memsw)) writeValue(path.join(dir, file), value)
         fds.push(fs.openSync(path.join(dir, 'cgroup.procs'), fs.constants.O_WRONLY))
       }
     } catch (error) {
@@ -178,12 +198,18 @@ export class RunCgroup {
     }
   }
 
-  /** Removes the leaves once the tree is gone; a busy one is tried again for a while, then listed as stuck. */
+  /**
+   * Removes the leaves once the tree is gone, off the event loop (an rmdir of a cgroup takes a
+   * fraction of a millisecond); a busy one is tried again for a while, then listed as stuck.
+   */
   remove(): void {
     this.closeFds()
-    const left = this.leaves.filter((l) => !tryRmdir(l.dir)).map((l) => l.dir)
-    if (left.length > 0) retryRemoval(left, 0)
-    else for (const l of this.leaves) releaseParent(path.dirname(l.dir))
+    if (this.leaves.length > 0)
+      retryRemoval(
+        this.leaves.map((l) => l.dir),
+        0,
+        0,
+      )
   }
 }
 
@@ -195,25 +221,33 @@ function safeRead(file: string): string {
   }
 }
 
-/** Removes a host's parent once its last leaf is gone (a host that dies unannounced leaves nothing then). */
-function releaseParent(parent: string): void {
-  if (tryRmdir(parent)) parents.delete(parent)
+/** Writes `value` into a cgroup file (no O_CREAT or O_TRUNC: a control file takes a plain write). */
+function writeValue(file: string, value: number): void {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY)
+  try {
+    fs.writeSync(fd, String(value))
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
-/** rmdir again after a delay: a reaped tree's last tasks leave the cgroup a moment later. */
-function retryRemoval(dirs: string[], attempt: number): void {
-  setTimeout(
-    () => {
-      const left = dirs.filter((d) => !tryRmdir(d))
-      if (left.length === 0) {
-        for (const d of dirs) releaseParent(path.dirname(d))
-        return
-      }
+/** rmdir each of `dirs` after `delayMs`; again, later, for a busy one (a reaped tree's last tasks leave a moment after). */
+function retryRemoval(dirs: string[], attempt: number, delayMs: number): void {
+  setTimeout(() => {
+    void Promise.all(
+      dirs.map((d) =>
+        fs.promises.rmdir(d).then(
+          () => undefined,
+          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : d),
+        ),
+      ),
+    ).then((results) => {
+      const left = results.filter((d): d is string => d !== undefined)
+      if (left.length === 0) return
       if (attempt >= 20) for (const d of left) stuck.add(d)
-      else retryRemoval(left, attempt + 1)
-    },
-    Math.min(10 * 2 ** attempt, 500),
-  ).unref()
+      else retryRemoval(left, attempt + 1, Math.min(10 * 2 ** attempt, 500))
+    })
+  }, delayMs).unref()
 }
 
 process.once('exit', () => {
