@@ -64,11 +64,5 @@ export const DEFAULT_PROCESS_LIMIT = 4096
  */
 export const DEFAULT_MEMORY_FRACTION = 0.5
 
-/**
- * The most bytes a session's TMPDIR may hold when the policy names no `limits.tempBytes` (a tmpfs,
- * where the host can mount one; at most a quarter of the host's memory).
- */
-export const DEFAULT_TEMP_BYTES = 2 * 1024 ** 3
-
 /** Every confined run's oom_score_adj: under memory pressure the OOM killer takes a run before the host. */
 export const CONFINED_OOM_SCORE_ADJ = 500

@@ -95,6 +95,11 @@ export const HOST_READS: readonly HostRead[] = [
     trust: `the host's own cgroups: writable by root only, never inside a writable root; ${KERNEL}`,
   },
   {
+    module: 'src/subprocess/private-dirs/temp-mount.ts',
+    reads: '/proc/self/mountinfo',
+    trust: `which mounts a session's TMPDIR holds, to detach them; ${KERNEL}`,
+  },
+  {
     module: 'src/subprocess/cgroup/leaf.ts',
     reads: "pids.events and memory.failcnt of a run's own cgroups",
     trust: `whether the run met its bounds: reported, never a confinement input; ${KERNEL}`,

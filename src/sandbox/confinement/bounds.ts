@@ -6,12 +6,7 @@
  */
 import os from 'node:os'
 import type { ClassVerdict } from '../../policy/backends.js'
-import {
-  CONFINED_OOM_SCORE_ADJ,
-  DEFAULT_MEMORY_FRACTION,
-  DEFAULT_PROCESS_LIMIT,
-  DEFAULT_TEMP_BYTES,
-} from '../../policy/defaults.js'
+import { CONFINED_OOM_SCORE_ADJ, DEFAULT_MEMORY_FRACTION, DEFAULT_PROCESS_LIMIT } from '../../policy/defaults.js'
 import type { ResourceLimits } from '../../policy/vocabulary.js'
 import { cgroupHierarchies } from '../../subprocess/cgroup/hierarchy.js'
 import { tempMountRefusal } from '../../subprocess/private-dirs/temp-mount.js'
@@ -54,9 +49,6 @@ export function effectiveLimits(limits: ResourceLimits | undefined, host: HostBo
   if (out.processes === undefined && host.cgroups.pids) out.processes = DEFAULT_PROCESS_LIMIT
   if (out.memoryBytes === undefined && host.cgroups.memory && host.memory > 0)
     out.memoryBytes = Math.floor(host.memory * DEFAULT_MEMORY_FRACTION)
-  // A tmpfs is memory: at most a quarter of the host's.
-  if (out.tempBytes === undefined && host.tempRefusal === undefined && host.memory > 0)
-    out.tempBytes = Math.min(DEFAULT_TEMP_BYTES, Math.floor(host.memory / 4))
   return out
 }
 
@@ -171,7 +163,12 @@ export function explainedLimits(limits: ResourceLimits | undefined, host: HostBo
     {
       name: 'temp',
       value: `${bytes(l.tempBytes)}${source('tempBytes')}`,
-      how: host.tempRefusal === undefined ? "a tmpfs over the session's TMPDIR" : tempVerdict(host, limits).how,
+      how:
+        l.tempBytes === undefined
+          ? "no default: a tmpfs over the session's TMPDIR only where limits.tempBytes asks for one"
+          : host.tempRefusal === undefined
+            ? "a tmpfs over the session's TMPDIR"
+            : tempVerdict(host, limits).how,
     },
     {
       name: 'cpu',

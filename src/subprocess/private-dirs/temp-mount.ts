@@ -44,7 +44,19 @@ export function resizeTemp(dir: string, bytes: number): boolean {
   return addon()?.tmpfsMount(dir, bytes, 0, 0, true) === 0
 }
 
-/** Whether `dir` is a mount point (another device than its parent's). */
+/** How many mounts are stacked at `dir` in this mount namespace (from /proc/self/mountinfo). */
+export function mountsAt(dir: string): number {
+  let info: string
+  try {
+    info = fs.readFileSync('/proc/self/mountinfo', 'utf8')
+  } catch {
+    return 0
+  }
+  const escaped = dir.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)
+  return info.split('\n').filter((line) => line.split(' ')[4] === escaped).length
+}
+
+/** Whether `dir` is a mount point (another device than its parent's: the tmpfs). */
 export function isMountPoint(dir: string): boolean {
   try {
     return fs.lstatSync(dir).dev !== fs.lstatSync(path.dirname(dir)).dev
@@ -53,7 +65,8 @@ export function isMountPoint(dir: string): boolean {
   }
 }
 
-/** Detaches the tmpfs over `dir`, when one is there (a run still in it keeps it until it ends). */
+/** Detaches the tmpfs over `dir` and the bind beneath it, when they are there (a run still in it keeps it until it ends). */
 export function detachTemp(dir: string): void {
-  if (isMountPoint(dir)) addon()?.detachMount(dir)
+  const native = addon()
+  for (let n = mountsAt(dir); n > 0 && native !== undefined; n--) if (native.detachMount(dir) !== 0) return
 }

@@ -19,6 +19,8 @@ export interface LimitAttack {
   klass: string
   /** A run that only proves the host stays responsive (no control: it is not bounded enough for one). */
   stressOnly?: boolean
+  /** Users whose control can succeed at all (default: both); for the others the operation is impossible anyway. */
+  controlUsers?: ReadonlyArray<'root' | 'nobody'>
 }
 
 const py = (code: string) => `exec python3 -c '${code.replace(/'/g, "'\\''")}'`
@@ -71,6 +73,16 @@ export const LIMIT_ATTACKS: readonly LimitAttack[] = [
     // The control raises its own first, as cordon does: what the kernel lets a process do then.
     script:
       '[ -n "$CONTROL" ] && echo 500 > /proc/self/oom_score_adj; echo "adj $(cat /proc/self/oom_score_adj)"; echo 0 2>/dev/null > /proc/self/oom_score_adj && echo BREACH lowered; echo "now $(cat /proc/self/oom_score_adj)"',
+  },
+  {
+    // The bounds hold only while the command cannot leave its cgroups (the host's are root's files).
+    name: "leaving the run's cgroups",
+    limits: {},
+    klass: 'resources',
+    control: { pids: 100, memoryBytes: 256 * MIB },
+    controlUsers: ['root'],
+    script:
+      'for c in pids memory cpu; do echo $$ 2>/dev/null > /sys/fs/cgroup/$c/cgroup.procs && echo "BREACH $c"; done; true',
   },
   {
     name: 'more bytes in TMPDIR than limits.tempBytes',

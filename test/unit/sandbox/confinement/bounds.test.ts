@@ -5,7 +5,6 @@ import {
   CONFINED_OOM_SCORE_ADJ,
   DEFAULT_MEMORY_FRACTION,
   DEFAULT_PROCESS_LIMIT,
-  DEFAULT_TEMP_BYTES,
 } from '../../../../src/policy/defaults.js'
 import {
   cpuVerdict,
@@ -28,7 +27,6 @@ describe('run bounds', () => {
     expect(effectiveLimits(undefined, CGROUPS)).toEqual({
       processes: DEFAULT_PROCESS_LIMIT,
       memoryBytes: 8 * GIB * DEFAULT_MEMORY_FRACTION,
-      tempBytes: Math.min(DEFAULT_TEMP_BYTES, 2 * GIB),
     })
     expect(effectiveLimits({ processes: 10, memoryBytes: GIB, cpuSeconds: 5, tempBytes: 9 }, CGROUPS)).toEqual({
       processes: 10,
@@ -81,8 +79,9 @@ describe('run bounds', () => {
     expect(lines.map((l) => l.name)).toEqual(['processes', 'memory', 'temp', 'cpu', 'address space', 'file size'])
     expect(lines[0]).toMatchObject({ value: `${DEFAULT_PROCESS_LIMIT} (default)` })
     expect(lines[1]?.how).toContain('memory cgroup')
-    expect(lines[2]?.how).toContain('tmpfs')
-    expect(explainedLimits(undefined, NO_HOST_BOUNDS, false)[2]?.how).toMatch(/^not governed/)
+    expect(lines[2]?.how).toMatch(/^no default/)
+    expect(explainedLimits({ tempBytes: GIB }, CGROUPS, true)[2]?.how).toContain('tmpfs')
+    expect(explainedLimits({ tempBytes: GIB }, NO_HOST_BOUNDS, false)[2]?.how).toMatch(/^not governed/)
     expect(lines[3]).toMatchObject({ value: '7 s' })
     const bare = explainedLimits({ processes: 5, memoryBytes: GIB }, NO_HOST_BOUNDS, true)
     expect(bare[0]?.how).toMatch(/^not governed: RLIMIT_NPROC does not bind uid 0/)

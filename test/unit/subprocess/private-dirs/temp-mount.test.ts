@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import {
   detachTemp,
   isMountPoint,
+  mountsAt,
   mountTemp,
   resizeTemp,
   tempMountRefusal,
@@ -23,6 +24,7 @@ describe('session temp mounts', () => {
     try {
       expect(mountTemp(dir, 2 * MIB, { uid: 65534, gid: 65534 })).toBe(true)
       expect(isMountPoint(dir)).toBe(true)
+      expect(mountsAt(dir)).toBe(1)
       const st = fs.statSync(dir)
       expect([st.uid, st.gid, st.mode & 0o777]).toEqual([65534, 65534, 0o700])
       const df = () => execFileSync('df', ['-B1', '--output=size', dir], { encoding: 'utf8' }).trim().split('\n')[1]
@@ -38,6 +40,7 @@ describe('session temp mounts', () => {
       detachTemp(dir)
     }
     expect(isMountPoint(dir)).toBe(false)
+    expect(mountsAt(dir)).toBe(0)
     expect(fs.readdirSync(dir)).toEqual([])
   })
 
