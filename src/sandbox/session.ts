@@ -20,7 +20,7 @@ import {
   type SessionDirs,
 } from '../subprocess/private-dirs/layout.js'
 import { removeTree } from '../subprocess/private-dirs/remove-tree.js'
-import { detachTemp, resizeTemp } from '../subprocess/private-dirs/temp-mount.js'
+import { detachTemp, resizeTemp, tempMountRefusal } from '../subprocess/private-dirs/temp-mount.js'
 import { effectiveLimits, hostBounds } from './confinement/bounds.js'
 import type { HandedRuleset } from '../subprocess/types.js'
 import { backendOf, type BackendPlan } from './backend.js'
@@ -140,22 +140,25 @@ export class SandboxSession {
   }
 
   /**
-   * The private dirs of a session (created on first use, recreated if removed behind our back); its
-   * TMPDIR a tmpfs of `tempBytes` where the host can mount one (resized when a policy asks another size).
+   * The private dirs of a session (created on first use, recreated if removed behind our back). A
+   * policy with `tempBytes` gets the session's bounded dirs: its TMPDIR a tmpfs of that size where
+   * the host can mount one (resized when a policy asks another size), apart from the unbounded one.
    */
   private dirsFor(sessionId: string | undefined, owner: PrivateOwner | undefined, tempBytes?: number): SessionDirs {
-    const key = `${sessionId ?? ''}\0${owner?.uid ?? ''}`
+    const bounded = tempBytes !== undefined && tempMountRefusal() === undefined
+    const key = `${sessionId ?? ''}\0${owner?.uid ?? ''}${bounded ? '\0bounded' : ''}`
     const existing = this.sessions.get(key)
     if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d))) {
-      if (existing.tempBytes !== undefined && tempBytes !== undefined && tempBytes !== existing.tempBytes)
+      if (existing.tempBytes !== undefined && tempBytes !== undefined && tempBytes !== existing.tempBytes) {
         if (!resizeTemp(existing.tmp, tempBytes))
           throw new SandboxUnavailableError('read-only', {
             reason: `the session's TMPDIR holds more than limits.tempBytes (${tempBytes} bytes) allows: it cannot shrink to that`,
           })
-        else existing.tempBytes = tempBytes
+        existing.tempBytes = tempBytes
+      }
       return existing
     }
-    const dirs = createSessionDirs(sessionId ?? 'anon', this.env, owner, tempBytes)
+    const dirs = createSessionDirs(sessionId ?? 'anon', this.env, owner, bounded ? tempBytes : undefined)
     this.sessions.set(key, dirs)
     return dirs
   }
