@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -152,6 +153,9 @@ bool read_plan(napi_env env, napi_value obj, ConfinementPlan* plan, std::vector<
   plan->no_new_privs = get_bool_prop(env, obj, "noNewPrivs");
   plan->landlock_ruleset_fd = get_int_prop(env, obj, "rulesetFd", -1);
   plan->landlock_flags = static_cast<uint32_t>(get_int_prop(env, obj, "landlockFlags", 0));
+  int64_t oom = get_int_prop(env, obj, "oomScoreAdj", 0);
+  if (oom < 0 || oom > 1000) return false;
+  plan->oom_score_adj = static_cast<int>(oom);
   napi_value creds;
   if (get_prop(env, obj, "credentials", &creds)) {
     plan->set_credentials = true;
@@ -578,6 +582,38 @@ napi_value LandlockAddPathRule(napi_env env, napi_callback_info info) {
                                          static_cast<uint64_t>(allowed < 0 ? 0 : allowed), false, 0, 0));
 }
 
+// tmpfsMount(path, sizeBytes, uid, gid, remount) -> 0 | -errno: a size-bounded tmpfs over `path`
+// (mode 0700, owned by uid:gid, nosuid, nodev), or a new size for the one there.
+napi_value TmpfsMount(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value a[5];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  std::string path;
+  bool remount = false;
+  if (argc < 5 || !get_string(env, a[0], &path) || napi_get_value_bool(env, a[4], &remount) != napi_ok)
+    return throw_type(env, "tmpfsMount(path, sizeBytes, uid, gid, remount)");
+  char data[96];
+  auto n = [&](int i) {
+    return static_cast<unsigned long long>(number_arg(env, a[i]) < 0 ? 0 : number_arg(env, a[i]));
+  };
+  if (remount)
+    snprintf(data, sizeof data, "size=%llu", n(1));
+  else
+    snprintf(data, sizeof data, "size=%llu,mode=0700,uid=%llu,gid=%llu", n(1), n(2), n(3));
+  unsigned long flags = MS_NOSUID | MS_NODEV | (remount ? MS_REMOUNT : 0);
+  return make_int(env, mount("tmpfs", path.c_str(), "tmpfs", flags, data) == 0 ? 0 : -errno);
+}
+
+// detachMount(path) -> 0 | -errno: the mount at `path` detached (lazily: a run still in it keeps it).
+napi_value DetachMount(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value a[1];
+  NAPI_OK(napi_get_cb_info(env, info, &argc, a, nullptr, nullptr));
+  std::string path;
+  if (argc < 1 || !get_string(env, a[0], &path)) return throw_type(env, "detachMount(path)");
+  return make_int(env, umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) == 0 ? 0 : -errno);
+}
+
 void free_context(napi_env /*env*/, void* data, void* /*hint*/) {
   SpawnContext* ctx = static_cast<SpawnContext*>(data);
   spawn_context_free(ctx);
@@ -613,6 +649,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"landlockAbi", nullptr, LandlockAbi, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"landlockCreateRuleset", nullptr, LandlockCreateRuleset, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"landlockAddPathRule", nullptr, LandlockAddPathRule, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"tmpfsMount", nullptr, TmpfsMount, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"detachMount", nullptr, DetachMount, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

@@ -3,6 +3,7 @@
 #include "confine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <linux/seccomp.h>
@@ -51,6 +52,25 @@ bool become(const ConfinementPlan& plan, int* err) {
   return true;
 }
 
+// The decimal text of `adj` (1..1000) into /proc/self/oom_score_adj, without libc.
+bool write_oom_score(int adj, int* err) {
+  char digits[8];
+  int n = 0;
+  for (int v = adj; v > 0 && n < 8; v /= 10)
+    digits[n++] = static_cast<char>('0' + v % 10);
+  char text[8];
+  for (int i = 0; i < n; i++)
+    text[i] = digits[n - 1 - i];
+  long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || syscall(SYS_write, fd, text, n) != n) {
+    *err = errno;
+    if (fd >= 0) syscall(SYS_close, fd);
+    return false;
+  }
+  syscall(SYS_close, fd);
+  return true;
+}
+
 }  // namespace
 
 bool drop_all_capabilities(int* err) {
@@ -84,6 +104,13 @@ const char* prepare_launcher(const ConfinementPlan& plan, int* err) {
 }
 
 const char* apply_confinement(const ConfinementPlan& plan, int* err) {
+  if (plan.oom_score_adj > 0 && !write_oom_score(plan.oom_score_adj, err)) return kStageCgroup;
+  for (int i = 0; i < plan.cgroup_fd_count; i++) {
+    if (syscall(SYS_write, plan.cgroup_fds[i], "0", 1) != 1) {
+      *err = errno;
+      return kStageCgroup;
+    }
+  }
   for (int i = 0; i < plan.rlimit_count; i++) {
     struct rlimit limit = {static_cast<rlim_t>(plan.rlimits[i].soft), static_cast<rlim_t>(plan.rlimits[i].hard)};
     if (syscall(SYS_setrlimit, plan.rlimits[i].resource, &limit) != 0) {

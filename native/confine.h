@@ -17,8 +17,17 @@ struct RlimitSetting {
 };
 
 constexpr int kMaxRlimits = 8;
+constexpr int kMaxCgroupFds = 3;
 
 struct ConfinementPlan {
+  // cgroup.procs files of the run's leaves (pids, memory, cpu), opened by the host: the child writes
+  // "0" to each first, so the command and every descendant are born inside; its supervisor stays
+  // out (never counted, never the memory controller's OOM victim).
+  int cgroup_fd_count = 0;
+  int cgroup_fds[kMaxCgroupFds] = {-1, -1, -1};
+  // Raised first, while the caller's /proc and capabilities are still its own (a root caller's
+  // CAP_SYS_RESOURCE makes it the floor the command cannot go below). 0: left as it is.
+  int oom_score_adj = 0;
   int rlimit_count = 0;  // applied first (RLIMIT_CORE 0 and the policy's limits)
   RlimitSetting rlimits[kMaxRlimits];
   bool drop_caps = false;        // empty every capability set

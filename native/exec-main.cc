@@ -149,10 +149,10 @@ int instance_main(int argc, char** argv) {
   if (!cordon::parse_init_argv(static_cast<int>(init_argv.size()), init_argv.data(), &tmpl, &status_fd, &error))
     return usage(error);
   if (status_fd >= 0 || tmpl.terminal || tmpl.background || tmpl.unshare_user || tmpl.ruleset_fd >= 0 ||
-      tmpl.proxy_fd >= 0 || tmpl.seal_devices)
+      tmpl.proxy_fd >= 0 || tmpl.seal_devices || tmpl.plan.cgroup_fd_count > 0)
     return usage(
-        "instance takes no status fd, terminal, background, user namespace, ruleset fd, proxy fd or "
-        "--seal-devices (it seals its /dev itself)");
+        "instance takes no status fd, terminal, background, user namespace, ruleset fd, proxy fd, cgroup "
+        "fd or --seal-devices (it seals its /dev itself)");
   cordon::run_instance(static_cast<int>(control), tmpl);
 }
 

@@ -27,6 +27,8 @@ enum WireTag : uint16_t {
   kTagRlimit = 12,
   kTagProxyPort = 13,
   kTagReadOnlyView = 14,
+  kTagCgroupFds = 15,
+  kTagOomScoreAdj = 16,
 };
 
 enum WireFlag : uint32_t {
@@ -40,6 +42,7 @@ enum WireFlag : uint32_t {
   kFlagRulesetFd = 1u << 7,
   kFlagConfined = 1u << 8,
   kFlagStatusFd = 1u << 9,
+  kFlagMaskKeys = 1u << 10,
 };
 
 bool parse_long(const char* s, long min, long max, long* out) {
@@ -98,6 +101,12 @@ bool set_filter(const uint8_t* bytes, size_t len, LaunchSpec* spec) {
   if (len == 0 || len % sizeof(sock_filter) != 0 || len / sizeof(sock_filter) > BPF_MAXINSNS) return false;
   spec->filter.resize(len / sizeof(sock_filter));
   memcpy(spec->filter.data(), bytes, len);
+  return true;
+}
+
+bool add_cgroup_fd(LaunchSpec* spec, long fd) {
+  if (spec->plan.cgroup_fd_count >= kMaxCgroupFds) return false;
+  spec->plan.cgroup_fds[spec->plan.cgroup_fd_count++] = static_cast<int>(fd);
   return true;
 }
 
@@ -211,6 +220,14 @@ bool parse_init_argv(int argc, char** argv, LaunchSpec* spec, int* status_fd, st
           !parse_u64(f[1].c_str(), 10, &soft) || !parse_u64(f[2].c_str(), 10, &hard) ||
           !add_rlimit(spec, v, soft, hard))
         return *error = "bad --rlimit RESOURCE:SOFT:HARD", false;
+    } else if (strcmp(a, "--cgroup-fd") == 0) {
+      const char* s = need(a);
+      if (s == nullptr || !parse_long(s, 3, INT_MAX, &v) || !add_cgroup_fd(spec, v))
+        return *error = "bad --cgroup-fd", false;
+    } else if (strcmp(a, "--oom-score-adj") == 0) {
+      const char* s = need(a);
+      if (s == nullptr || !parse_long(s, 1, 1000, &v)) return *error = "bad --oom-score-adj", false;
+      spec->oom_score_adj = static_cast<int>(v);
     } else if (strcmp(a, "--proxy-listener") == 0) {
       // PORT, or PORT:FD (the unix socket the listener goes over, argv mode)
       const char* s = need(a);
@@ -327,6 +344,7 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
         spec->unshare_ipc = (flags & kFlagUnshareIpc) != 0;
         spec->unshare_net = (flags & kFlagUnshareNet) != 0;
         spec->unshare_user = (flags & kFlagUnshareUser) != 0;
+        spec->mask_keys = (flags & kFlagMaskKeys) != 0;
         shape->has_ruleset_fd = (flags & kFlagRulesetFd) != 0;
         shape->has_status_fd = (flags & kFlagStatusFd) != 0;
         spec->confined = (flags & kFlagConfined) != 0;
@@ -365,6 +383,14 @@ bool parse_wire(const uint8_t* data, size_t len, LaunchSpec* spec, WireShape* sh
         if (!split_nul(f, flen, &spec->view_writable) || !all_absolute(spec->view_writable))
           return *error = "bad read-only view", false;
         spec->read_only_view = true;
+        break;
+      case kTagCgroupFds:
+        if (flen != 4 || read_u32(f) > kMaxCgroupFds) return *error = "bad cgroup fds", false;
+        shape->cgroup_fds = static_cast<int>(read_u32(f));
+        break;
+      case kTagOomScoreAdj:
+        if (flen != 4 || read_u32(f) > 1000) return *error = "bad oom_score_adj", false;
+        spec->oom_score_adj = static_cast<int>(read_u32(f));
         break;
       default:
         return *error = "unknown field " + std::to_string(tag), false;

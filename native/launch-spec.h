@@ -36,6 +36,9 @@ struct LaunchSpec {
   bool unshare_ipc = false;
   bool unshare_net = false;
   bool unshare_user = false;
+  // /proc/keys and /proc/key-users read empty, in a mount namespace of the run's own (root: the
+  // launcher keeps the host's, so mounts the host makes later, a session's tmpfs, show in its runs).
+  bool mask_keys = false;
   // argv mode under a per-run bwrap that kept CAP_SYS_ADMIN and CAP_SETPCAP for us: in a mount
   // namespace of our own, the host's device binds are remounted read-only (device-seal.h), then
   // every capability goes, before anything else.
@@ -69,17 +72,21 @@ struct LaunchSpec {
   // every mount is read-only but these paths.
   bool read_only_view = false;
   std::vector<std::string> view_writable;
+  // Raised in the supervisor before it forks (inherited by the command): the OOM killer's first
+  // choice is the run, not the host. 0: left as it is.
+  int oom_score_adj = 0;
 };
 
 // Stdio kinds of a wire request, per slot (the host makes every pipe: a pipe end is an Fd).
 enum class WireStdio : uint8_t { Null = 0, Fd = 2 };
 
 // Fields of a wire request that say which descriptors travel with it, in this order: the status
-// pipe's write end, the Fd stdio slots, the ruleset.
+// pipe's write end, the Fd stdio slots, the ruleset, the cgroup.procs files.
 struct WireShape {
   WireStdio stdio[3] = {WireStdio::Null, WireStdio::Null, WireStdio::Null};
   bool has_status_fd = false;
   bool has_ruleset_fd = false;
+  int cgroup_fds = 0;  // cgroup.procs fds after the ruleset (native/confine.h: cgroup_fds)
 };
 
 // Parses `cordon-exec init` options (argv mode); false with `error` set on bad usage.

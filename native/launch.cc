@@ -157,12 +157,19 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
     fcntl(start.self_pidfd, F_SETFD, FD_CLOEXEC);
   }
 
+  // Before any namespace or view: the host's /proc is writable here, a view's is not.
+  if (spec->oom_score_adj > 0) {
+    int oom = raise_oom_score(spec->oom_score_adj);
+    if (oom != 0) fail_start(&start, kStageCgroup, -oom);
+  }
   int rc = enter_namespaces(spec->unshare_user, spec->unshare_ipc, spec->unshare_net);
+  // Without a view of its own, a mount namespace only for the masks.
+  if (rc == 0 && spec->mask_keys && !spec->read_only_view) rc = mask_kernel_keys();
   if (rc != 0) fail_start(&start, kStageNamespace, -rc);
   if (spec->read_only_view) {
     rc = enter_read_only_view(spec->view_writable);
-    // A user namespace's view is the first mount namespace such a run has: /proc/keys goes there.
-    if (rc == 0 && spec->unshare_user) rc = mask_key_files();
+    // The view is the first mount namespace such a run has: /proc/keys goes there.
+    if (rc == 0 && (spec->unshare_user || spec->mask_keys)) rc = mask_key_files();
     // A host device node handed in as stdio (the CLI's /dev/null), or the /dev/null the launcher
     // opened ahead for empty slots, keeps the host's read-write mount: the same node opened
     // through the view takes its place.
@@ -215,6 +222,8 @@ void supervise_run(SpawnContext* ctx, LaunchSpec* spec, StartChannel start, int 
   // The command holds what it needs; a ruleset fd is mutable, so no copy stays around.
   if (built_ruleset >= 0) close(built_ruleset);
   if (spec->ruleset_fd >= 0) close(spec->ruleset_fd);
+  for (int k = 0; k < spec->plan.cgroup_fd_count; k++)
+    close(spec->plan.cgroup_fds[k]);
   for (int i = 0; i < 3; i++) {
     if (spec->stdio_fds[i] >= 0) close(spec->stdio_fds[i]);
   }

@@ -109,4 +109,10 @@ int lock_user_namespaces() {
   return rc;
 }
 
+int raise_oom_score(int adj) {
+  char text[16];
+  snprintf(text, sizeof text, "%d\n", adj);
+  return write_file("/proc/self/oom_score_adj", text);
+}
+
 }  // namespace cordon

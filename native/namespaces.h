@@ -28,4 +28,8 @@ int mask_key_files();
 // (its max_user_namespaces set to 0 through a private proc mount, detached after). 0 or -errno.
 int lock_user_namespaces();
 
+// Raises the caller's own /proc/self/oom_score_adj to `adj` (its children inherit it): under
+// memory pressure the OOM killer takes the run before the host. 0 or -errno.
+int raise_oom_score(int adj);
+
 }  // namespace cordon

@@ -165,7 +165,7 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
   args.foreground_tty = req.session == SessionMode::NewGroup ? req.foreground_tty : -1;
   args.reset_signals = req.reset_signals;
   // Temporaries opened for this spawn (child pipe ends, sources moved above the slots).
-  int temps[2 * kMaxChildFds + 1];
+  int temps[2 * kMaxChildFds + 1 + kMaxCgroupFds];
   int temp_count = 0;
   auto fail = [&](const char* stage, int error) {
     for (int j = 0; j < temp_count; j++)
@@ -223,6 +223,14 @@ bool spawn_process(SpawnContext* ctx, const SpawnRequest& req, SpawnResult* out)
       if (moved < 0) return fail(kStageLandlock, errno);
       temps[temp_count++] = moved;
       plan.landlock_ruleset_fd = moved;
+    }
+    // So must the cgroup.procs fds, until the child has joined each.
+    for (int k = 0; k < plan.cgroup_fd_count; k++) {
+      if (plan.cgroup_fds[k] < 0 || plan.cgroup_fds[k] >= n) continue;
+      int moved = fcntl(plan.cgroup_fds[k], F_DUPFD_CLOEXEC, n);
+      if (moved < 0) return fail(kStageCgroup, errno);
+      temps[temp_count++] = moved;
+      plan.cgroup_fds[k] = moved;
     }
     args.plan = &plan;
   }

@@ -28,7 +28,7 @@ struct Slot {
   int fd = -1;  // SlotKind::Fd only
 };
 
-constexpr int kMaxChildFds = 8;
+constexpr int kMaxChildFds = 10;
 
 // How the child relates to sessions and process groups.
 enum class SessionMode : uint8_t {
@@ -52,9 +52,9 @@ struct SpawnRequest {
 struct SpawnResult {
   pid_t pid = -1;
   int pidfd = -1;
-  int parent_fds[kMaxChildFds] = {-1, -1, -1, -1, -1, -1, -1, -1};  // host ends of Pipe slots, O_CLOEXEC
-  const char* stage = nullptr;                                      // set on failure before exec
-  int error = 0;                                                    // errno of that stage
+  int parent_fds[kMaxChildFds] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};  // host ends of Pipe slots, O_CLOEXEC
+  const char* stage = nullptr;                                              // set on failure before exec
+  int error = 0;                                                            // errno of that stage
 };
 
 // Per-caller-thread resources reused across spawns (the child stack, an O_CLOEXEC /dev/null).

@@ -18,6 +18,8 @@ constexpr const char* kStageSetsid = "setsid";
 constexpr const char* kStageChdir = "chdir";
 // installing stdio and extra descriptors
 constexpr const char* kStageDup2 = "dup2";
+// joining the run's cgroups (pids, memory) or raising its oom_score_adj
+constexpr const char* kStageCgroup = "cgroup";
 // setting resource limits (RLIMIT_CORE 0 and the policy's limits)
 constexpr const char* kStageRlimit = "rlimit";
 // emptying the capability sets (bounding set, securebits, capset)

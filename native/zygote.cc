@@ -130,8 +130,10 @@ struct Prepared {
     if (shape.stdio[i] == WireStdio::Fd) spec.stdio_fds[i] = next < passed.size() ? passed[next++] : -1;
   }
   if (shape.has_ruleset_fd) spec.ruleset_fd = next < passed.size() ? passed[next++] : -1;
+  for (int k = 0; k < shape.cgroup_fds && next < passed.size(); k++)
+    spec.plan.cgroup_fds[spec.plan.cgroup_fd_count++] = passed[next++];
   if (next != passed.size() || !shape.has_status_fd || start.status_fd < 0 ||
-      (shape.has_ruleset_fd && spec.ruleset_fd < 0))
+      (shape.has_ruleset_fd && spec.ruleset_fd < 0) || spec.plan.cgroup_fd_count != shape.cgroup_fds)
     refuse(EBADF, kStageLauncher);
   if (resident != nullptr) {
     // A host device node (its /dev/null, as an inherited stdout) reaches the host's read-write
@@ -148,6 +150,8 @@ struct Prepared {
     if (spec.proxy_port > 0) refuse(EINVAL, kStageLauncher);
     spec.proxy_port = resident->proxy_port;
     spec.proxy_listener = prepared.listener;
+    // Raised before the instance's read-only /proc was mounted (native/resident.cc); never again here.
+    if (spec.oom_score_adj != 0) refuse(EINVAL, kStageLauncher);
   }
   spec.expected_parent = resident != nullptr ? 0 : launcher;
   supervise_run(ctx, &spec, start, signal_fd);

@@ -3,6 +3,7 @@
  * it would apply (Landlock rights per path and seccomp refusals, the bwrap argv, or the Seatbelt
  * profile), without running anything. `--backend seatbelt` renders the profile on any platform.
  */
+import { type ExplainedLimit, explainedLimits, hostBounds } from '../sandbox/confinement/bounds.js'
 import os from 'node:os'
 import path from 'node:path'
 import { DEFAULT_GRACE_MS, DEFAULT_NETWORK_POLICY, PROXY_PORT } from '../policy/defaults.js'
@@ -201,7 +202,7 @@ async function explainPlan(flags: ReturnType<typeof policyFrom>): Promise<Record
       ...(plan.backend === 'bubblewrap'
         ? { bubblewrap: { version: capability?.version, argv: confined.spec.argv } }
         : {}),
-      tempDir: plan.tempDir,
+      ...limitsAndTemp(plan),
       spillDir: confined.spillDir,
       hidden: {
         paths: plan.shield?.hidden ?? [],
@@ -220,6 +221,17 @@ async function explainPlan(flags: ReturnType<typeof policyFrom>): Promise<Record
   } finally {
     await sandbox.dispose()
   }
+}
+
+/** The plan's limits as explain says them (each value, and its mechanism or `not governed`), and its TMPDIR. */
+function limitsAndTemp(plan: ConfinementPlan): { limits: ExplainedLimit[]; tempDir: string | undefined } {
+  const uid0 = (process.getuid?.() ?? 0) === 0 && plan.runAs === undefined
+  return { limits: explainedLimits(plan.policy.limits, hostBounds(), uid0), tempDir: plan.tempDir }
+}
+
+/** One line per limit: `limit NAME: VALUE: how` (or why it is not governed). */
+function limitLines(limits: readonly ExplainedLimit[] | undefined): string[] {
+  return (limits ?? []).map((l) => `limit ${l.name}: ${l.value}: ${shown(l.how)}`)
 }
 
 /** One seccomp rule in words. */
@@ -267,6 +279,7 @@ interface ExplainReport {
   bubblewrap?: { version?: string; argv: string[] }
   seatbelt?: { profile: string; argv: string[] }
   verified?: boolean
+  limits?: ExplainedLimit[]
   tempDir?: string
   spillDir?: string
   tempDirIsExample?: boolean
@@ -324,6 +337,7 @@ export function renderExplanation(report: Record<string, unknown>): string {
     lines.push(`limits: ${(r.steps.rlimits ?? []).map((l) => `rlimit ${l.resource} = ${l.soft}`).join(', ')}`)
     lines.push(`supervisor: ${r.steps.supervisor}`)
   }
+  lines.push(...limitLines(r.limits))
   if (r.tempDir)
     lines.push(
       r.tempDirIsExample

@@ -15,6 +15,7 @@ import { loadConfig } from '../sandbox/load-config.js'
 import { ALL_SANDBOX_BACKENDS as SANDBOX_BACKENDS } from '../policy/backends.js'
 import type { SandboxBackendName } from '../sandbox/probe.js'
 import type { SubprocessEnvironmentMode } from '../subprocess/types.js'
+import { LIMIT_HELP, LIMIT_OPTIONS, withLimits } from './limit-flags.js'
 import { displayShellWord } from './shell-quote.js'
 import { workingDirectory } from './invocation/cwd.js'
 import { type CliOptions, type ParsedWords, parseWords } from './invocation/parse.js'
@@ -41,6 +42,7 @@ export const POLICY_OPTIONS = {
   'allow-socket': { type: 'string', multiple: true },
   'host-caches': { type: 'boolean' },
   'shared-memory': { type: 'boolean' },
+  ...LIMIT_OPTIONS,
   reprobe: { type: 'boolean' },
   config: { type: 'string' },
   'accept-config': { type: 'boolean' },
@@ -69,6 +71,7 @@ export const POLICY_HELP = `  -m, --mode MODE        read-only (default) | works
       --allow-socket PATH  keep a host unix socket reachable under bubblewrap (repeatable)
       --host-caches      let workspace-write use the host's package caches (default: cordon's own)
       --shared-memory    the command needs /dev/shm (prefers bubblewrap, which gives a private one)
+${LIMIT_HELP}
       --reprobe          probe the backends again instead of using the cached verdict
       --config FILE      read FILE too, over the user config and the project's .cordon.json
       --accept-config    accept a .cordon.json that changed wider since cordon last read it
@@ -165,7 +168,7 @@ export function policyFrom(
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
   return {
-    policy,
+    policy: withLimits(policy, values),
     config,
     backends: backend === undefined ? undefined : [backend as SandboxBackendName],
     json: values.json === true,

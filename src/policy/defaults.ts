@@ -57,3 +57,18 @@ export const DEFAULT_PROGRESS_INTERVAL_MS = 200
 
 /** How much of a running command's output a streamed tool call shows: its tail (characters). */
 export const DEFAULT_PROGRESS_TAIL_CHARS = 8000
+
+/**
+ * The most processes and threads a confined run's tree may hold when the policy names no
+ * `limits.processes` (a pids cgroup, where the host can make one): a fork bomb stops there.
+ */
+export const DEFAULT_PROCESS_LIMIT = 4096
+
+/**
+ * The share of the host's memory (the machine's, or the host's own cgroup limit when less) a
+ * confined run's tree may use when the policy names no `limits.memoryBytes` (a memory cgroup).
+ */
+export const DEFAULT_MEMORY_FRACTION = 0.5
+
+/** Every confined run's oom_score_adj: under memory pressure the OOM killer takes a run before the host. */
+export const CONFINED_OOM_SCORE_ADJ = 500

@@ -9,6 +9,7 @@ export const SPAWN_STAGES = [
   'setsid',
   'chdir',
   'dup2',
+  'cgroup',
   'rlimit',
   'caps',
   'credentials',
@@ -26,6 +27,7 @@ export type SpawnStage = (typeof SPAWN_STAGES)[number]
 export const CONFINEMENT_STAGES = [
   'launcher',
   'namespace',
+  'cgroup',
   'rlimit',
   'caps',
   'credentials',

@@ -37,7 +37,8 @@ export type SandboxEnforcement = (typeof SANDBOX_ENFORCEMENTS)[number]
  * queues), `keyrings`, `terminals` (injection into or reading of other terminals), `lifetime`
  * (nothing the command started outlives the run), `resources` (when the policy sets limits),
  * `secrets` (the hidden paths cannot be read), `protected` (the protected paths inside a
- * writable root cannot be changed, created or renamed away).
+ * writable root cannot be changed, created or renamed away), `memory`, `temp` and `cpu` (when the
+ * policy sets `memoryBytes`, `tempBytes`, `cpuSeconds`; `resources` covers the other limits).
  * `signals` is the former name of `processes`, kept as an alias: it is listed wherever
  * `processes` is.
  */
@@ -55,6 +56,9 @@ export const EFFECT_CLASSES = [
   'secrets',
   'protected',
   'signals',
+  'memory',
+  'temp',
+  'cpu',
 ] as const
 
 /** One class of effect (see {@link EFFECT_CLASSES}). */
@@ -75,15 +79,38 @@ export const ALWAYS_PROMISED_CLASSES = [
   'lifetime',
 ] as const satisfies readonly EffectClass[]
 
-/** Optional resource limits of a confined run (absent: none applies, and `resources` is not promised). */
+/**
+ * Optional resource limits of a confined run. A limit the policy names is promised (its class is
+ * counted: `resources`, `memory`, `temp`, `cpu`); where the host allows, defaults bound processes
+ * and memory anyway (src/policy/defaults.ts), listed in the account but not promised.
+ */
 export interface ResourceLimits {
-  /** Most processes of the run's uid (RLIMIT_NPROC; it does not bind uid 0). */
+  /**
+   * Most processes and threads of the run's tree (a pids cgroup where the host can make one; else
+   * RLIMIT_NPROC of the run's uid, which does not bind uid 0).
+   */
   processes?: number | undefined
-  /** Most bytes of address space per process (RLIMIT_AS). */
+  /** Most bytes of address space per process (RLIMIT_AS; Node, the JVM, Go and sanitizers reserve far more than they use). */
   addressSpaceBytes?: number | undefined
   /** Largest file a process may write (RLIMIT_FSIZE). */
   fileSizeBytes?: number | undefined
+  /** Most memory of the run's tree, page cache included (a memory cgroup; not RLIMIT_AS). */
+  memoryBytes?: number | undefined
+  /** Most bytes the session's TMPDIR may hold (a size-bounded tmpfs, where one can be mounted). */
+  tempBytes?: number | undefined
+  /** Most CPU seconds per process (RLIMIT_CPU: SIGXCPU at the limit, SIGKILL a second later). */
+  cpuSeconds?: number | undefined
 }
+
+/** The effect class each limit is counted in. */
+export const LIMIT_CLASSES = {
+  processes: 'resources',
+  addressSpaceBytes: 'resources',
+  fileSizeBytes: 'resources',
+  memoryBytes: 'memory',
+  tempBytes: 'temp',
+  cpuSeconds: 'cpu',
+} as const satisfies Record<keyof ResourceLimits, EffectClass>
 
 /** Network policies: `inherit` leaves the host's network alone; `deny` asks the backend to cut it. */
 export const NETWORK_POLICIES = ['inherit', 'deny'] as const
@@ -176,7 +203,7 @@ export interface SandboxExecutionPolicy {
   allowUnixSockets?: readonly string[] | undefined
   /** cordon: refuse a backend that enforces this policy only `partial`ly. */
   requireEnforcement?: 'full' | undefined
-  /** cordon: resource limits of the run (processes, address space, file size). */
+  /** cordon: resource limits of the run (processes, address space, file size, memory, temp space, CPU time). */
   limits?: ResourceLimits | undefined
 }
 

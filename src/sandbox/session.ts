@@ -20,6 +20,8 @@ import {
   type SessionDirs,
 } from '../subprocess/private-dirs/layout.js'
 import { removeTree } from '../subprocess/private-dirs/remove-tree.js'
+import { detachTemp, resizeTemp, tempMountRefusal } from '../subprocess/private-dirs/temp-mount.js'
+import { effectiveLimits, hostBounds } from './confinement/bounds.js'
 import type { HandedRuleset } from '../subprocess/types.js'
 import { backendOf, type BackendPlan } from './backend.js'
 import type { ShieldFacts } from './confinement/account.js'
@@ -109,7 +111,7 @@ export class SandboxSession {
   request(policy: SandboxPolicy & { sessionId?: string | undefined }): SessionRequest {
     const runAs = runAsFor(policy, process.getuid?.())
     const owner = runAs && { uid: runAs.uid, gid: runAs.gid, home: runAs.home }
-    const session = this.dirsFor(policy.sessionId, owner)
+    const session = this.dirsFor(policy.sessionId, owner, effectiveLimits(policy.limits, hostBounds()).tempBytes)
     const caches = this.cachesFor(policy, session, owner)
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(policy, grants, [runAs?.home, passwdHome()])
@@ -137,13 +139,26 @@ export class SandboxSession {
     }
   }
 
-  /** The private dirs of a session (created on first use, recreated if removed behind our back). */
-  private dirsFor(sessionId: string | undefined, owner: PrivateOwner | undefined): SessionDirs {
-    const key = `${sessionId ?? ''}\0${owner?.uid ?? ''}`
+  /**
+   * The private dirs of a session (created on first use, recreated if removed behind our back). A
+   * policy with `tempBytes` gets the session's bounded dirs: its TMPDIR a tmpfs of that size where
+   * the host can mount one (resized when a policy asks another size), apart from the unbounded one.
+   */
+  private dirsFor(sessionId: string | undefined, owner: PrivateOwner | undefined, tempBytes?: number): SessionDirs {
+    const bounded = tempBytes !== undefined && tempMountRefusal() === undefined
+    const key = `${sessionId ?? ''}\0${owner?.uid ?? ''}${bounded ? '\0bounded' : ''}`
     const existing = this.sessions.get(key)
-    if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d)))
+    if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d))) {
+      if (existing.tempBytes !== undefined && tempBytes !== undefined && tempBytes !== existing.tempBytes) {
+        if (!resizeTemp(existing.tmp, tempBytes))
+          throw new SandboxUnavailableError('read-only', {
+            reason: `the session's TMPDIR holds more than limits.tempBytes (${tempBytes} bytes) allows: it cannot shrink to that`,
+          })
+        existing.tempBytes = tempBytes
+      }
       return existing
-    const dirs = createSessionDirs(sessionId ?? 'anon', this.env, owner)
+    }
+    const dirs = createSessionDirs(sessionId ?? 'anon', this.env, owner, bounded ? tempBytes : undefined)
     this.sessions.set(key, dirs)
     return dirs
   }
@@ -249,6 +264,8 @@ export class SandboxSession {
     for (const view of this.views.values()) view.close()
     this.views.clear()
     const dirs = [...this.sessions.values()].map((d) => d.dir)
+    // A tmpfs TMPDIR goes first: its contents with it (a run still in it keeps it until it ends).
+    for (const d of this.sessions.values()) if (d.tempBytes !== undefined) detachTemp(d.tmp)
     this.sessions.clear()
     // Most session dirs hold a few entries: removed at once, without the thread pool (the
     // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees on the thread pool,

@@ -32,6 +32,8 @@ export interface NativeConfinementPlan {
   filter?: Buffer | undefined
   credentials?: { uid: number; gid: number } | undefined
   rlimits?: readonly NativeRlimit[] | undefined
+  /** Raised first, in the child (1..1000). */
+  oomScoreAdj?: number | undefined
 }
 
 /** A started child: its pid, an owned pidfd, and the host ends of its pipes (null otherwise). */
@@ -105,6 +107,10 @@ export interface NativeAddon {
   landlockAbi(): number
   landlockCreateRuleset(handledFs: number, handledNet: number, scoped: number, attrSize: number): number
   landlockAddPathRule(rulesetFd: number, path: string, allowed: number): number
+  /** A size-bounded tmpfs over `path` (mode 0700, uid:gid), or a new size for it (`remount`); 0 or -errno. */
+  tmpfsMount(path: string, sizeBytes: number, uid: number, gid: number, remount: boolean): number
+  /** Detaches the mount at `path` (MNT_DETACH, never following a link); 0 or -errno. */
+  detachMount(path: string): number
 }
 
 /** The package root (holds binding.gyp, build/, prebuilds/): policy/package-root.ts finds it, whatever this module's depth. */

@@ -2,6 +2,7 @@
  * The subprocess seam's vocabulary (seed 003), kept name for name, plus cordon's extensions
  * (`confinement`, `supervise`). This seam applies no defaults: every disposition is explicit.
  */
+import type { SubprocessBounds } from './cgroup/leaf.js'
 import type { Readable, Writable } from 'node:stream'
 import type { SandboxBackendName } from '../policy/backends.js'
 import type { ConfinedSandboxMode } from '../policy/vocabulary.js'
@@ -14,9 +15,8 @@ export type DshEnvironmentKey = `DSH_${string}`
 export type DshEnvironment = Readonly<Record<DshEnvironmentKey, string>>
 
 /**
- * cordon: which parent variables a child starts from. `scrubbed` is the parent minus credentials,
- * agent sockets and ambient `DSH_*`; `minimal` keeps only PATH, HOME, USER, LOGNAME, SHELL, LANG,
- * LC_*, TZ, TERM and TMPDIR of those. Either way the caller's explicit entries are merged on top.
+ * cordon: which parent variables a child starts from. `scrubbed`: the parent minus credentials, agent
+ * sockets and `DSH_*`; `minimal`: only PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TZ, TERM, TMPDIR.
  */
 export type SubprocessEnvironmentMode = 'scrubbed' | 'minimal'
 
@@ -117,7 +117,7 @@ export interface HandedRuleset {
   prepareNext?(): void
 }
 
-/** The steps a confined command applies to itself before exec, in this order. */
+/** The steps a confined command applies to itself before exec, in this order (`oomScoreAdj`: first). */
 export interface ConfinementSteps {
   /** Resource limits (RLIMIT_CORE 0 and the policy's limits). */
   rlimits?: ReadonlyArray<{ resource: number; soft: number; hard: number }> | undefined
@@ -130,8 +130,8 @@ export interface ConfinementSteps {
   noNewPrivs: boolean
   ruleset?: RulesetReference | undefined
   landlockFlags?: number | undefined
-  /** The seccomp program, loaded last. */
-  filter?: Buffer | undefined
+  filter?: Buffer | undefined // the seccomp program, loaded last
+  oomScoreAdj?: number | undefined
 }
 
 /**
@@ -174,6 +174,8 @@ export interface SubprocessConfinement {
    * sandbox's proxy) for the run's lifetime.
    */
   network?: ProxiedNetwork | undefined
+  /** Bounds of the whole tree (src/subprocess/cgroup/leaf.ts); under bubblewrap the init argv names the cgroup fds. */
+  bounds?: SubprocessBounds | undefined
 }
 
 /** Where a run's proxy listener goes, and how its facts come back (src/sandbox/network/). */

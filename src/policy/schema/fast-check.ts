@@ -53,7 +53,14 @@ const POLICY_KEYS: ReadonlySet<string> = new Set([
   'requireEnforcement',
   'limits',
 ])
-const LIMIT_KEYS: ReadonlySet<string> = new Set(['processes', 'addressSpaceBytes', 'fileSizeBytes'])
+const LIMIT_KEYS: ReadonlySet<string> = new Set([
+  'processes',
+  'addressSpaceBytes',
+  'fileSizeBytes',
+  'memoryBytes',
+  'tempBytes',
+  'cpuSeconds',
+])
 const EXCEPT_KEYS: ReadonlySet<string> = new Set(['except'])
 
 const hiddenDefaults = (v: unknown) =>
@@ -63,11 +70,7 @@ const network = oneOf(NETWORK_POLICIES)
 
 /** A ResourceLimits object the schema accepts. */
 const limitsObject = (l: unknown) =>
-  isPlain(l) &&
-  onlyKeys(l, LIMIT_KEYS) &&
-  optional(l.processes, limit) &&
-  optional(l.addressSpaceBytes, limit) &&
-  optional(l.fileSizeBytes, limit)
+  isPlain(l) && onlyKeys(l, LIMIT_KEYS) && Object.values(l).every((n) => optional(n, limit))
 
 /** True only when SandboxExecutionPolicySchema accepts `v` (false: ask the schema). */
 export function isWellFormedPolicy(v: unknown): v is SandboxExecutionPolicy {

@@ -15,6 +15,22 @@ import {
 import { parseHostPattern } from '../network/host-pattern.js'
 import { onDemand, zod } from './zod-on-demand.js'
 
+/** The schema of `limits`: each a positive safe integer. */
+function resourceLimitsSchema() {
+  const { z } = zod()
+  const limit = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional()
+  return z
+    .object({
+      processes: limit,
+      addressSpaceBytes: limit,
+      fileSizeBytes: limit,
+      memoryBytes: limit,
+      tempBytes: limit,
+      cpuSeconds: limit,
+    })
+    .strict()
+}
+
 /** Every vocabulary schema, built on first use (zod loads then). */
 export const vocabularySchemas = onDemand(() => {
   const { z } = zod()
@@ -38,10 +54,7 @@ export const vocabularySchemas = onDemand(() => {
     .object({ allow: z.array(hostPattern).readonly(), deny: z.array(hostPattern).readonly().optional() })
     .strict()
   const NetworkPolicySchema = z.union([z.enum(NETWORK_POLICIES), NetworkAllowListSchema])
-  const limit = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
-  const ResourceLimitsSchema = z
-    .object({ processes: limit.optional(), addressSpaceBytes: limit.optional(), fileSizeBytes: limit.optional() })
-    .strict()
+  const ResourceLimitsSchema = resourceLimitsSchema()
   const SandboxExecutionPolicySchema = z
     .object({
       mode: SandboxModeSchema,

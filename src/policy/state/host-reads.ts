@@ -104,6 +104,22 @@ export const HOST_READS: readonly HostRead[] = [
     trust: 'a system file owned by root; /usr/bin is never a writable root',
   },
   {
+    module: 'src/subprocess/cgroup/hierarchy.ts',
+    reads: "/proc/self/mountinfo, /proc/self/cgroup and memory.limit_in_bytes of the host's own cgroups",
+    decides: "where a run's cgroups are made, and the default memory bound",
+    trust: `the host's own cgroups: writable by root only, never inside a writable root; ${KERNEL}`,
+  },
+  {
+    module: 'src/subprocess/private-dirs/temp-mount.ts',
+    reads: '/proc/self/mountinfo',
+    trust: `which mounts a session's TMPDIR holds, to detach them; ${KERNEL}`,
+  },
+  {
+    module: 'src/subprocess/cgroup/leaf.ts',
+    reads: "pids.events and memory.failcnt of a run's own cgroups",
+    trust: `whether the run met its bounds: reported, never a confinement input; ${KERNEL}`,
+  },
+  {
     module: 'src/sandbox/bubblewrap/probe.ts',
     reads: '/proc/sys user-namespace switches',
     trust: `only the remedy text a person reads; ${KERNEL}`,

@@ -11,7 +11,7 @@ import {
   BY_PATH,
   no,
   promisedClasses,
-  resourcesVerdict,
+  limitVerdicts,
   yes,
 } from '../confinement/account.js'
 
@@ -51,7 +51,7 @@ export function bubblewrapAccount(facts: BackendFacts, policy: AccountPolicy): E
   c.lifetime = facts.supervisor
     ? yes('the pid namespace ends with its init (cordon-exec) and bwrap dies with the host')
     : no('the cordon-exec helper is missing')
-  c.resources = resourcesVerdict(facts, policy.limits)
+  Object.assign(c, limitVerdicts(facts, policy.limits))
   c.secrets = yes(
     `an empty read-only mount over each hidden path, the directories above one inside a writable root bound in place, and inside bwrap the Landlock read view closing them by inode (so a file the host renames over a masked path stays closed; ${BY_PATH})`,
   )

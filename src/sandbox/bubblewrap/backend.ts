@@ -6,6 +6,7 @@ import { cutsNetwork, type SandboxPolicy } from '../../policy/vocabulary.js'
 import { helperMissingReason, helperPath } from '../../subprocess/native.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
+import { hostBounds } from '../confinement/bounds.js'
 import { requestHost } from '../confinement/host.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import type { ConfineHost, PlanRequest } from '../confinement/request.js'
@@ -28,6 +29,7 @@ function bubblewrapFacts(capability: BackendCapability, policy: SandboxPolicy): 
     supervisor: capability.supervisor === true,
     namespaces: { ipc: true, net: cutsNetwork(policy.network) },
     uid0: (process.getuid?.() ?? 0) === 0,
+    bounds: hostBounds(),
   }
 }
 

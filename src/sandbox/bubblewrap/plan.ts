@@ -4,11 +4,13 @@
  * bind cannot refuse: existing FIFOs and sockets, reopens through /proc/self/fd) and the seccomp
  * program. The bwrap argv itself is built per spec (spec.ts).
  */
+import { CONFINED_OOM_SCORE_ADJ } from '../../policy/defaults.js'
 import { cutsNetwork, networkModeOf } from '../../policy/vocabulary.js'
 import { GRANT_TABLE, type SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { RulesetReference } from '../../subprocess/types.js'
 import type { ShieldFacts } from '../confinement/account.js'
+import { NO_HOST_BOUNDS, subprocessBounds } from '../confinement/bounds.js'
 import { type ConfinementPlan, commandSteps, type PlanHost, writableOf } from '../confinement/plan.js'
 import {
   handledFsFor,
@@ -59,6 +61,8 @@ function wrapperStepsFor(host: PlanHost, setuid: boolean): ConfinementPlan['wrap
     capLast: host.capLast,
     noNewPrivs: true,
     filter: host.seccomp ? bubblewrapLauncherProgram(host.arch) : undefined,
+    // Raised in bwrap's clone child, on the host's /proc (the sandbox's is read-only): all inside inherit it.
+    oomScoreAdj: CONFINED_OOM_SCORE_ADJ,
   }
 }
 
@@ -116,6 +120,7 @@ export function bubblewrapPlan(
       supervisor: host.supervisor,
       namespaces: { ipc: true, net: deny },
       uid0: host.uid === 0,
+      bounds: host.bounds,
     },
     { ...policy, shield: layered?.shield },
   )
@@ -139,6 +144,7 @@ export function bubblewrapPlan(
     mounts: layered?.mounts,
     shield: layered?.shield,
     env: layered?.env ?? {},
+    bounds: subprocessBounds(policy.limits, host.bounds ?? NO_HOST_BOUNDS),
   }
 }
 

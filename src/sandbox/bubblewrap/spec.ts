@@ -3,6 +3,7 @@
  * the command (pure: the ruleset is already built).
  */
 import { networkOf } from '../../policy/defaults.js'
+import { allowListOf } from '../../policy/vocabulary.js'
 import { InvalidRequestError } from '../../policy/errors.js'
 import { findProgram } from '../../subprocess/program-path.js'
 import type { RulesetReference, SubprocessSpawnSpec } from '../../subprocess/types.js'
@@ -27,6 +28,9 @@ export function bubblewrapSpec(
       context: 'cannot confine the command under bubblewrap',
     })
   }
+  const proxyFd = wrappedProxyFd(plan.privateDevpts === undefined && ruleset !== undefined)
+  // The run's cgroup.procs fds follow the proxy's socket (src/subprocess/process/wrapped.ts); a terminal gets none.
+  const cgroupFdFrom = tools.terminal ? undefined : proxyFd + (allowListOf(plan.policy.network) ? 1 : 0)
   const inner = [
     tools.helper,
     ...initArgs(plan, {
@@ -35,7 +39,8 @@ export function bubblewrapSpec(
       background: spec.supervise === true,
       terminal: tools.terminal,
       ruleset: rulesetArgsFor(plan, ruleset),
-      proxyFd: wrappedProxyFd(plan.privateDevpts === undefined && ruleset !== undefined),
+      proxyFd,
+      cgroupFdFrom,
     }),
     '--',
     found.path,
@@ -60,6 +65,7 @@ export function bubblewrapSpec(
       ...(plan.mounts?.protected.mustNotAppear ? { mustNotAppear: plan.mounts.protected.mustNotAppear } : {}),
       ...(plan.mounts?.protected.mustStay ? { mustStay: plan.mounts.protected.mustStay } : {}),
       steps: plan.wrapperSteps,
+      ...(tools.terminal ? {} : { bounds: plan.bounds }),
       // The domain comes as rules when it has an inside-only rule (the private /dev/pts).
       wrapper: { ruleset: plan.privateDevpts ? undefined : ruleset },
       // A terminal runs under node-pty, never through the launcher.

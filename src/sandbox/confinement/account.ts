@@ -10,9 +10,11 @@ import {
   cutsNetwork,
   type ConfinedSandboxMode,
   type EffectClass,
+  LIMIT_CLASSES,
   type NetworkPolicy,
   type ResourceLimits,
 } from '../../policy/vocabulary.js'
+import { cpuVerdict, type HostBounds, memoryVerdict, NO_HOST_BOUNDS, processesVerdict, tempVerdict } from './bounds.js'
 
 /** What the probe learned about the host, as far as the accounts care. */
 export interface BackendFacts {
@@ -29,6 +31,8 @@ export interface BackendFacts {
   namespaces: { ipc: boolean; net: boolean; keys?: boolean; view?: boolean }
   /** The command runs as uid 0 (RLIMIT_NPROC does not bind it). */
   uid0: boolean
+  /** The cgroups a run's tree can be bounded in (absent: none). */
+  bounds?: HostBounds | undefined
 }
 
 /** What the plan found about the policy's hidden and protected paths on this host. */
@@ -57,15 +61,15 @@ export interface AccountPolicy {
 }
 
 /**
- * The classes `policy` promises: every confined run's, plus network when denied, resources when
- * limited, secrets when something is hidden, protected when a protected path lies inside a
- * writable root.
+ * The classes `policy` promises: every confined run's, plus network when denied, each limit's
+ * class when the policy sets that limit (src/policy/vocabulary.ts:LIMIT_CLASSES), secrets when
+ * something is hidden, protected when a protected path lies inside a writable root.
  */
 export function promisedClasses(policy: AccountPolicy): EffectClass[] {
   const classes: EffectClass[] = [...ALWAYS_PROMISED_CLASSES]
   if (cutsNetwork(policy.network)) classes.push('network')
-  if (policy.limits !== undefined && Object.values(policy.limits).some((v) => v !== undefined))
-    classes.push('resources')
+  for (const [limit, cls] of Object.entries(LIMIT_CLASSES) as Array<[keyof ResourceLimits, EffectClass]>)
+    if (policy.limits?.[limit] !== undefined && !classes.includes(cls)) classes.push(cls)
   if ((policy.shield?.hiddenPlaces ?? 0) > 0) classes.push('secrets')
   if ((policy.shield?.protectedInWritable.length ?? 0) > 0) classes.push('protected')
   return classes
@@ -84,13 +88,29 @@ export const yes = (how: string): ClassVerdict => ({ governed: true, how })
 /** A class that does not hold, and why. */
 export const no = (how: string): ClassVerdict => ({ governed: false, how })
 
-/** The resources class: setrlimit before exec, except a process limit for a root command. */
+/** The resources class: a pids cgroup or RLIMIT_NPROC (which does not bind uid 0) for processes, setrlimit for the rest. */
 export function resourcesVerdict(facts: BackendFacts, limits: ResourceLimits | undefined): ClassVerdict {
-  if (limits?.processes !== undefined && facts.uid0) {
-    return no('RLIMIT_NPROC does not bind uid 0: the process limit is not enforced for a root command')
-  }
-  return yes('setrlimit in the command before exec (RLIMIT_NPROC, RLIMIT_AS, RLIMIT_FSIZE as asked)')
+  const processes = processesVerdict(facts.bounds ?? NO_HOST_BOUNDS, limits, facts.uid0)
+  const how = `${processes.how}; setrlimit in the command before exec for the rest (RLIMIT_AS, RLIMIT_FSIZE as asked)`
+  return processes.governed ? yes(how) : no(how)
 }
+
+/** The verdicts of every limit class (`resources`, `memory`, `temp`, `cpu`) on this host. */
+export function limitVerdicts(
+  facts: BackendFacts,
+  limits: ResourceLimits | undefined,
+): Record<'resources' | 'memory' | 'temp' | 'cpu', ClassVerdict> {
+  const bounds = facts.bounds ?? NO_HOST_BOUNDS
+  return {
+    resources: resourcesVerdict(facts, limits),
+    memory: memoryVerdict(bounds, limits),
+    temp: tempVerdict(bounds, limits),
+    cpu: cpuVerdict(bounds, limits),
+  }
+}
+
+/** Limit classes a policy does not promise but the host bounds anyway (the defaults): listed, never counted. */
+const DEFAULT_BOUND_CLASSES: readonly EffectClass[] = ['memory', 'cpu']
 
 /** The account of the promised classes: `full` iff every one holds (`signals` listed with `processes`). */
 export function accountOf(
@@ -103,6 +123,7 @@ export function accountOf(
   for (const c of promised) listed[c] = classes[c] ?? no('not governed by this backend')
   // network: inherit promises nothing, but what stays reachable is said all the same.
   if (!promised.includes('network') && classes.network) listed.network = classes.network
+  for (const c of DEFAULT_BOUND_CLASSES) if (!promised.includes(c) && classes[c]?.governed) listed[c] = classes[c]
   // `signals` is the old name of `processes`: listed wherever processes is.
   if (listed.processes) listed.signals = listed.processes
   if (governed.includes('processes')) governed.push('signals')

@@ -4,6 +4,7 @@ import type { NativeAddon } from '../../subprocess/native.js'
 import { portableHostCapabilities } from '../../subprocess/portable/host.js'
 import { KNOWN_ABI } from '../ruleset/landlock.js'
 import { hostSeccompArch } from '../seccomp/bpf.js'
+import { hostBounds } from './bounds.js'
 import type { PlanHost } from './plan.js'
 
 /** The host facts a Landlock plan needs, from the addon and what the probe found. */
@@ -22,6 +23,7 @@ export function landlockHost(
     capLast: caps.capLast,
     uid,
     namespaces: { available: facts.namespaces, viaUserNamespace: uid !== 0 },
+    bounds: hostBounds(),
   }
 }
 

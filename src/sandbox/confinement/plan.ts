@@ -9,12 +9,14 @@ import type { EnforcementAccount, SandboxBackendName } from '../../policy/backen
 import type { SandboxGrants } from '../../policy/grants.js'
 import { PROXY_PORT } from '../../policy/defaults.js'
 import { allowListOf, type ResourceLimits, type SandboxPolicy } from '../../policy/vocabulary.js'
+import { controllersOf, type SubprocessBounds } from '../../subprocess/cgroup/leaf.js'
 import type { ConfinementSteps } from '../../subprocess/types.js'
 import type { LandlockRulesetPlan } from '../ruleset/landlock.js'
 import type { SeccompArch } from '../seccomp/bpf.js'
 import type { SeccompInput } from '../seccomp/rules.js'
 import type { BubblewrapMounts } from '../view/mounts.js'
 import type { ShieldFacts } from './account.js'
+import type { HostBounds } from './bounds.js'
 
 /** What the host offers a plan (from the probe and the addon). */
 export interface PlanHost {
@@ -31,10 +33,12 @@ export interface PlanHost {
   uid: number
   /** A run may get a private namespace: root directly, others through a user namespace. */
   namespaces: { available: boolean; viaUserNamespace: boolean }
+  /** The cgroups a run's tree can be bounded in (absent: none). */
+  bounds?: HostBounds | undefined
 }
 
 /** `RLIMIT_*` numbers (the same on x86_64 and aarch64). */
-export const RLIMIT = { FSIZE: 1, CORE: 4, NPROC: 6, AS: 9 } as const
+export const RLIMIT = { CPU: 0, FSIZE: 1, CORE: 4, NPROC: 6, AS: 9 } as const
 
 /** The plan of one policy on one backend. */
 export interface ConfinementPlan {
@@ -71,19 +75,29 @@ export interface ConfinementPlan {
   shield: ShieldFacts | undefined
   /** Environment every confined spec gets (the package caches); a caller's explicit entry wins. */
   env: Record<string, string>
+  /** What bounds the run's tree: its cgroups (pids, memory, cpu) and oom_score_adj (src/sandbox/confinement/bounds.ts). */
+  bounds: SubprocessBounds
   /** The workspace owner the command runs as, when not the host's own user (src/sandbox/run-as.ts). */
   runAs?: { uid: number; gid: number; name: string | undefined; home: string | undefined } | undefined
 }
 
-/** The rlimits of a run: no core dumps, and the policy's limits. */
-export function rlimitsFor(limits: ResourceLimits | undefined): NonNullable<ConfinementSteps['rlimits']> {
+/**
+ * The rlimits of a run: no core dumps, and the policy's limits; a process limit only where no pids
+ * cgroup holds the tree (`pidsCgroup`), CPU time soft at the limit and hard a second later.
+ */
+export function rlimitsFor(
+  limits: ResourceLimits | undefined,
+  pidsCgroup = false,
+): NonNullable<ConfinementSteps['rlimits']> {
   const out: Array<{ resource: number; soft: number; hard: number }> = [{ resource: RLIMIT.CORE, soft: 0, hard: 0 }]
-  if (limits?.processes !== undefined)
+  if (limits?.processes !== undefined && !pidsCgroup)
     out.push({ resource: RLIMIT.NPROC, soft: limits.processes, hard: limits.processes })
   if (limits?.addressSpaceBytes !== undefined)
     out.push({ resource: RLIMIT.AS, soft: limits.addressSpaceBytes, hard: limits.addressSpaceBytes })
   if (limits?.fileSizeBytes !== undefined)
     out.push({ resource: RLIMIT.FSIZE, soft: limits.fileSizeBytes, hard: limits.fileSizeBytes })
+  if (limits?.cpuSeconds !== undefined)
+    out.push({ resource: RLIMIT.CPU, soft: limits.cpuSeconds, hard: limits.cpuSeconds + 1 })
   return out
 }
 
@@ -98,7 +112,7 @@ export function writableOf(grants: SandboxGrants): string[] {
 /** The command's own steps: rlimits, an empty capability set (and bounding set where allowed), no_new_privs, the seccomp program. */
 export function commandSteps(host: PlanHost, policy: SandboxPolicy, program: Buffer | undefined) {
   return {
-    rlimits: rlimitsFor(policy.limits),
+    rlimits: rlimitsFor(policy.limits, host.bounds?.cgroups.pids === true),
     dropCaps: true,
     dropBounding: host.setpcap,
     capLast: host.capLast,
@@ -106,6 +120,17 @@ export function commandSteps(host: PlanHost, policy: SandboxPolicy, program: Buf
     landlockFlags: 0,
     filter: program,
   }
+}
+
+/** The init arguments of the run's bounds: its oom_score_adj (Landlock), the fds of its cgroups from `from` on. */
+function boundArgs(plan: ConfinementPlan, from: number | undefined): string[] {
+  const args: string[] = []
+  // Inside bwrap /proc is read-only: there bwrap's own clone child raised it (its wrapper steps).
+  if (plan.backend === 'landlock' && plan.bounds.oomScoreAdj !== undefined)
+    args.push('--oom-score-adj', String(plan.bounds.oomScoreAdj))
+  if (from !== undefined)
+    for (let i = 0; i < controllersOf(plan.bounds).length; i++) args.push('--cgroup-fd', String(from + i))
+  return args
 }
 
 /**
@@ -122,6 +147,8 @@ export function initArgs(
     ruleset: string[]
     /** Under a network allow-list: the fd the supervisor hands its proxy listener over (or a placeholder the spawn fills). */
     proxyFd?: number | string | undefined
+    /** The first of the run's cgroup.procs fds (one per controller of `plan.bounds`); absent: none is handed in. */
+    cgroupFdFrom?: number | undefined
   },
 ): string[] {
   const s = plan.steps
@@ -142,6 +169,7 @@ export function initArgs(
     args.push('--read-only-view')
     for (const p of plan.namespaces.view) args.push('--view-writable', p)
   }
+  args.push(...boundArgs(plan, options.cgroupFdFrom))
   if (allowListOf(plan.policy.network) && options.proxyFd !== undefined)
     args.push('--proxy-listener', `${PROXY_PORT}:${options.proxyFd}`)
   args.push(...options.ruleset)

@@ -12,7 +12,7 @@ import {
   listed,
   no,
   promisedClasses,
-  resourcesVerdict,
+  limitVerdicts,
   yes,
 } from '../confinement/account.js'
 
@@ -116,7 +116,7 @@ export function landlockAccount(facts: BackendFacts, policy: AccountPolicy): Enf
         'a supervisor outside the sandbox (cordon-exec, a subreaper) ends every descendant with the run and dies with the host',
       )
     : no('the cordon-exec helper is missing: descendants that leave the process group can outlive the run')
-  c.resources = resourcesVerdict(facts, policy.limits)
+  Object.assign(c, limitVerdicts(facts, policy.limits))
   const inWritable = policy.shield?.hiddenInWritable ?? []
   c.secrets =
     inWritable.length > 0

@@ -4,6 +4,7 @@ import { cutsNetwork, type SandboxPolicy } from '../../policy/vocabulary.js'
 import type { SpawnPathChoice } from '../../subprocess/portable/spawn-path.js'
 import type { SubprocessSpawnSpec } from '../../subprocess/types.js'
 import type { BackendFacts, ShieldFacts } from '../confinement/account.js'
+import { hostBounds } from '../confinement/bounds.js'
 import { requestHost } from '../confinement/host.js'
 import type { ConfinementPlan } from '../confinement/plan.js'
 import type { ConfineHost, PlanRequest } from '../confinement/request.js'
@@ -29,6 +30,7 @@ function landlockFacts(capability: BackendCapability, policy: SandboxPolicy): Ba
       keys: uid0 && ns?.ipc === true,
     },
     uid0,
+    bounds: hostBounds(),
   }
 }
 

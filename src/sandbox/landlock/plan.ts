@@ -10,6 +10,7 @@ import { cutsNetwork, networkModeOf } from '../../policy/vocabulary.js'
 import type { SandboxGrants } from '../../policy/grants.js'
 import type { SandboxPolicy } from '../../policy/vocabulary.js'
 import type { ShieldFacts } from '../confinement/account.js'
+import { NO_HOST_BOUNDS, subprocessBounds } from '../confinement/bounds.js'
 import { type ConfinementPlan, commandSteps, type PlanHost, writableOf } from '../confinement/plan.js'
 import {
   handledFsFor,
@@ -105,6 +106,7 @@ export function landlockPlan(
       supervisor: host.supervisor,
       namespaces: { ipc: privateIpc, net: privateNet, keys: maskKeys, view: namespaces.view !== undefined },
       uid0: host.uid === 0,
+      bounds: host.bounds,
     },
     { ...policy, shield },
   )
@@ -124,5 +126,6 @@ export function landlockPlan(
     mounts: undefined,
     shield,
     env,
+    bounds: subprocessBounds(policy.limits, host.bounds ?? NO_HOST_BOUNDS),
   }
 }

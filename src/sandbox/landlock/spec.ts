@@ -23,6 +23,7 @@ export function landlockSpec(
       ...(plan.shield?.mustStay ? { mustStay: plan.shield.mustStay } : {}),
       steps: { ...plan.steps, ruleset },
       namespaces: plan.namespaces,
+      bounds: plan.bounds,
     },
   }
 }

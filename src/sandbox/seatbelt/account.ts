@@ -21,11 +21,12 @@ import { isKeychainService } from './mach-services.js'
 
 /**
  * The classes a Seatbelt account lists: the vocabulary's, less `signals` (the alias of
- * `processes`) and the path classes the plan promises only when it hides or protects something.
+ * `processes`), the path classes the plan promises only when it hides or protects something, and
+ * the limit classes (`resources` says SBPL has none).
  */
 export const SEATBELT_EFFECT_CLASSES = EFFECT_CLASSES.filter(
-  (c): c is Exclude<EffectClass, 'signals' | 'secrets' | 'protected'> =>
-    c !== 'signals' && c !== 'secrets' && c !== 'protected',
+  (c): c is Exclude<EffectClass, 'signals' | 'secrets' | 'protected' | 'memory' | 'temp' | 'cpu'> =>
+    c !== 'signals' && c !== 'secrets' && c !== 'protected' && c !== 'memory' && c !== 'temp' && c !== 'cpu',
 )
 
 /** One effect class. */

@@ -159,7 +159,9 @@ function splitRequest(request: LaunchRequest): { self: LauncherSelf | undefined;
     noNewPrivs: c.noNewPrivs,
     filter: c.filter,
     unshareIpc: launcherIpc,
-    maskKeys: c.maskKeys === true,
+    // Per run (the supervisor's own mount namespace): a launcher with one of its own would miss
+    // the mounts the host makes after it started (a session's tmpfs TMPDIR).
+    maskKeys: false,
   }
   const confinement = {
     ...c,
@@ -167,7 +169,6 @@ function splitRequest(request: LaunchRequest): { self: LauncherSelf | undefined;
     noNewPrivs: false,
     filter: undefined,
     unshareIpc: c.unshareIpc && !launcherIpc,
-    maskKeys: false,
   }
   return { self, message: encodeLaunchRequest({ ...request, confinement }) }
 }

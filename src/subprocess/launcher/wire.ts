@@ -2,7 +2,7 @@
  * The launcher's wire format, the TypeScript half (native/launch-spec.cc and native/zygote.cc
  * are the other). One request per run: a header `{u32 magic "CLN1", u32 body length}` that
  * carries the request's descriptors (SCM_RIGHTS: the `fd` stdio slots in order, then the Landlock
- * ruleset), then a body of fields `{u16 tag, u16 0, u32 length, bytes}`, little-endian. The reply
+ * ruleset, then the run's cgroup.procs files), then a body of fields `{u16 tag, u16 0, u32 length, bytes}`, little-endian. The reply
  * is a fixed 32-byte record `{u32 magic "CLR1", i32 errno, char stage[16], i32 supervisor pid,
  * i32 command pid}` carrying the supervisor's pidfd (and a network allow-list's listener), the status pipe and the host ends of the
  * stdio pipes. Pure functions: nothing here touches a descriptor.
@@ -41,12 +41,16 @@ export interface WireConfinement {
   unshareIpc: boolean
   unshareNet: boolean
   unshareUser: boolean
-  /** The launcher's own mount namespace with /proc/keys masked (the launcher applies it; never on the wire). */
+  /** /proc/keys masked in a mount namespace of the run's own (its view's, or one made for it). */
   maskKeys?: boolean | undefined
   /** A network allow-list: the supervisor listens on 127.0.0.1:proxyPort of the run's namespace and hands the listener over with the reply. */
   proxyPort?: number | undefined
   /** A read-only view of the host: a mount namespace of the run's own, read-only but for these paths. */
   readOnlyView?: readonly string[] | undefined
+  /** How many cgroup.procs fds ride after the ruleset (the command joins each before exec). */
+  cgroupFds?: number | undefined
+  /** The supervisor raises its oom_score_adj to this before it forks (the command inherits it). */
+  oomScoreAdj?: number | undefined
 }
 
 /** The decoded reply. */
@@ -75,6 +79,8 @@ const TAG = {
   rlimit: 12,
   proxyPort: 13,
   readOnlyView: 14,
+  cgroupFds: 15,
+  oomScoreAdj: 16,
 } as const
 
 const FLAG = {
@@ -88,6 +94,7 @@ const FLAG = {
   rulesetFd: 1 << 7,
   confined: 1 << 8,
   statusFd: 1 << 9,
+  maskKeys: 1 << 10,
 } as const
 
 const STDIO_CODE: Readonly<Record<WireStdio, number>> = { null: 0, fd: 2 }
@@ -170,6 +177,7 @@ function flagsOf(request: LaunchRequest): number {
   if (c.unshareNet) flags |= FLAG.unshareNet
   if (c.unshareUser) flags |= FLAG.unshareUser
   if (c.ruleset) flags |= FLAG.rulesetFd
+  if (c.maskKeys) flags |= FLAG.maskKeys
   return flags
 }
 
@@ -177,7 +185,17 @@ function flagsOf(request: LaunchRequest): number {
 function confinementSize(c: WireConfinement): number {
   const proxy = c.proxyPort !== undefined ? 12 : 0
   const view = c.readOnlyView !== undefined ? 8 + Buffer.byteLength(packed(c.readOnlyView)) : 0
-  return 16 + 8 + (c.filter ? 8 + c.filter.length : 0) + (c.credentials ? 16 : 0) + c.rlimits.length * 28 + proxy + view
+  const bounds = (c.cgroupFds ? 12 : 0) + (c.oomScoreAdj ? 12 : 0)
+  return (
+    16 +
+    8 +
+    (c.filter ? 8 + c.filter.length : 0) +
+    (c.credentials ? 16 : 0) +
+    c.rlimits.length * 28 +
+    proxy +
+    view +
+    bounds
+  )
 }
 
 function writeConfinement(w: FieldWriter, c: WireConfinement): void {
@@ -191,6 +209,8 @@ function writeConfinement(w: FieldWriter, c: WireConfinement): void {
     const view = packed(c.readOnlyView)
     w.text(TAG.readOnlyView, view, Buffer.byteLength(view))
   }
+  if (c.cgroupFds) w.u32(TAG.cgroupFds, c.cgroupFds)
+  if (c.oomScoreAdj) w.u32(TAG.oomScoreAdj, c.oomScoreAdj)
 }
 
 /** Encodes one request: header and body, ready for `launcherSend`. */

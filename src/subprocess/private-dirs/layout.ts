@@ -26,6 +26,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { removeTreeSync } from './remove-tree.js'
+import { detachTemp, mountTemp } from './temp-mount.js'
 
 /** Whose private directories: a uid (and gid) other than this process's, for a command run as another user. */
 export interface PrivateOwner {
@@ -180,13 +181,19 @@ export interface SessionDirs {
    * command may remove it, and the host never makes anything again in a tree a command can change.
    */
   runtime: string
+  /** The size of the tmpfs `tmp` is (src/subprocess/private-dirs/temp-mount.ts); absent: a directory of the host's disk. */
+  tempBytes?: number | undefined
 }
 
-/** Creates a new session's directories under `<parent>/sessions` (label: a hint in the name). */
+/**
+ * Creates a new session's directories under `<parent>/sessions` (label: a hint in the name); with
+ * `tempBytes`, `tmp` is a tmpfs of that size where the host can mount one.
+ */
 export function createSessionDirs(
   label: string,
   env: NodeJS.ProcessEnv = process.env,
   owner?: PrivateOwner,
+  tempBytes?: number,
 ): SessionDirs {
   // A short hint: a unix socket path (tmux's, in tmp/.run) must fit in 108 bytes.
   const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 16) || 'anon'
@@ -196,9 +203,12 @@ export function createSessionDirs(
   const spill = path.join(dir, 'spill')
   const shm = path.join(dir, 'shm')
   const runtime = path.join(tmp, '.run')
-  for (const d of [tmp, spill, shm, runtime]) fs.mkdirSync(d, { mode: 0o700 })
+  for (const d of [tmp, spill, shm]) fs.mkdirSync(d, { mode: 0o700 })
+  // Before anything is in it: the runtime dir is made on the tmpfs.
+  const mounted = tempBytes !== undefined && mountTemp(tmp, tempBytes, isOther(owner) ? owner : undefined)
+  fs.mkdirSync(runtime, { mode: 0o700 })
   if (isOther(owner)) for (const d of [dir, tmp, spill, shm, runtime]) fs.chownSync(d, owner.uid, owner.gid)
-  return { dir, tmp, spill, shm, runtime }
+  return { dir, tmp, spill, shm, runtime, ...(mounted ? { tempBytes } : {}) }
 }
 
 /** `<pid>-<label>-XXXXXX`: a session dir's name. */
@@ -221,6 +231,7 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     const full = deadHostDir(base, entry.name, pattern)
     if (full === undefined) continue
     try {
+      detachTemp(path.join(full, 'tmp')) // a SIGKILLed root host left its session's tmpfs mounted
       removeTreeSync(full) // by directory fd: never follows a link, even one swapped in meanwhile
       if (!fs.existsSync(full)) removed.push(full)
     } catch {

@@ -16,6 +16,8 @@ export interface RunContext {
   readonly env: string[]
   readonly spawner: ChildSpawner
   readonly output: OutputPlan
+  /** The run's cgroup.procs fds (src/subprocess/cgroup/leaf.ts), in controller order: they ride after the ruleset. */
+  readonly cgroupFds: readonly number[]
   /** Marks the tree gone (idempotent): the handle then releases the run. */
   markTreeGone(): void
   /** Whether the tree is known to be gone. */

@@ -32,9 +32,10 @@ function wireConfinement(
   steps: ConfinementSteps | undefined,
   namespaces: SubprocessConfinement['namespaces'],
   ruleset: boolean,
-  network?: SubprocessConfinement['network'],
+  extra: { network?: SubprocessConfinement['network']; cgroupFds: number; oomScoreAdj?: number | undefined },
 ): WireConfinement | undefined {
   if (steps === undefined) return undefined
+  const { network, cgroupFds, oomScoreAdj } = extra
   return {
     dropCaps: steps.dropCaps,
     dropBounding: steps.dropBounding,
@@ -51,6 +52,8 @@ function wireConfinement(
     maskKeys: namespaces?.keys === true,
     readOnlyView: namespaces?.view,
     proxyPort: network?.proxyPort,
+    cgroupFds,
+    oomScoreAdj,
   }
 }
 
@@ -89,12 +92,13 @@ type HostEnds = Pick<Child, 'stdin' | 'stdout' | 'stderr' | 'extras'>
 
 /**
  * The fds a request carries: the status write end, then stdin's read end, stdout's and stderr's
- * write ends (or the host's own fds 1 and 2 to inherit), then the ruleset.
+ * write ends (or the host's own fds 1 and 2 to inherit), then the ruleset, then the cgroup.procs files.
  */
-function childEnds(pipes: RunPipes, rulesetFd: number | undefined): number[] {
+function childEnds(pipes: RunPipes, rulesetFd: number | undefined, cgroupFds: readonly number[]): number[] {
   const { status, stdin, out, err } = pipes
   const fds = [status[1], ...(stdin ? [stdin[0]] : []), out ? out[1] : 1, err ? err[1] : 2]
   if (rulesetFd !== undefined) fds.push(rulesetFd)
+  fds.push(...cgroupFds)
   return fds
 }
 
@@ -133,9 +137,14 @@ function launchRequest(run: RunContext, pipes: RunPipes, ruleset: boolean, resid
     stdio: [pipes.stdin ? 'fd' : 'null', 'fd', 'fd'],
     background: spec.supervise === true,
     graceMs: spec.graceMs,
+    // A resident run's supervisor raised its oom_score_adj before its /proc went read-only.
     confinement: resident
-      ? wireConfinement(resident.steps, undefined, false)
-      : wireConfinement(spec.confinement?.steps, spec.confinement?.namespaces, ruleset, spec.confinement?.network),
+      ? wireConfinement(resident.steps, undefined, false, { cgroupFds: run.cgroupFds.length })
+      : wireConfinement(spec.confinement?.steps, spec.confinement?.namespaces, ruleset, {
+          network: spec.confinement?.network,
+          cgroupFds: run.cgroupFds.length,
+          oomScoreAdj: spec.confinement?.bounds?.oomScoreAdj,
+        }),
   }
 }
 
@@ -154,7 +163,7 @@ function launchThroughLauncher(run: RunContext, resident?: ResidentInstance): Ch
     const whileStarting = () => {
       wired = wireHostEnds(pipes, run.output)
     }
-    const launched = launch(request, childEnds(pipes, rulesetFd), whileStarting, resident)
+    const launched = launch(request, childEnds(pipes, rulesetFd, run.cgroupFds), whileStarting, resident)
     if (!wired) throw new Error('unreachable: the launcher answered before the request left')
     // The status pipe is read natively (two short lines do not need a net.Socket).
     const statusFd = pipes.status[0]

@@ -9,6 +9,7 @@
  */
 import { isSpawnError } from '../../policy/errors.js'
 import type { NetworkFacts } from '../../policy/network/facts.js'
+import { type BoundFacts, controllersOf, RunCgroup } from '../cgroup/leaf.js'
 import { loadNative } from '../native.js'
 import type { SubprocessCollectedOutputs, SubprocessHandle, SubprocessOutcome, SubprocessSpawnSpec } from '../types.js'
 import type { Socket } from 'node:net'
@@ -59,7 +60,7 @@ export class ManagedProcess implements SubprocessHandle {
   readonly kind: LaunchKind
 
   private readonly child: Child | undefined
-  private readonly strategy: LaunchStrategy
+  private strategy!: LaunchStrategy
   private readonly graceMs: number
   private readonly onTreeGone: (process: ManagedProcess) => void
   private readonly aftermath: Pick<NonNullable<SubprocessSpawnSpec['confinement']>, 'mustNotAppear' | 'mustStay'>
@@ -70,6 +71,8 @@ export class ManagedProcess implements SubprocessHandle {
   private refused: string[] | undefined
   private proxied: { finish(): NetworkFacts } | undefined
   private networkFacts: NetworkFacts | undefined
+  private cgroup: RunCgroup | undefined
+  private boundFacts: BoundFacts | undefined
 
   constructor(init: ManagedProcessInit) {
     const { spec } = init
@@ -79,11 +82,21 @@ export class ManagedProcess implements SubprocessHandle {
     this.aftermath = { mustNotAppear: spec.confinement?.mustNotAppear, mustStay: spec.confinement?.mustStay }
     const output = planOutput(spec, init.spillDir)
     this.collected = output.collectors
-    this.strategy = STRATEGIES[init.kind](this.runContext(init, output))
     let child: Child | undefined
     try {
-      child = this.strategy.start()
+      const bounds = spec.confinement?.bounds
+      // Before the strategy: its run's request names the fds.
+      if (controllersOf(bounds).length > 0) this.cgroup = RunCgroup.create(bounds ?? {})
+      this.strategy = STRATEGIES[init.kind](this.runContext(init, output))
+      try {
+        child = this.strategy.start()
+      } finally {
+        this.cgroup?.closeFds()
+      }
     } catch (error) {
+      this.strategy ??= STRATEGIES.direct(this.runContext(init, output))
+      this.cgroup?.remove()
+      this.cgroup = undefined
       this.child = undefined
       this.pid = -1
       this.stdin = this.stdout = this.stderr = undefined
@@ -112,6 +125,7 @@ export class ManagedProcess implements SubprocessHandle {
       env: init.env,
       spawner: init.spawner ?? NATIVE_SPAWNER,
       output,
+      cgroupFds: this.cgroup?.fds ?? [],
       markTreeGone: () => this.markTreeGone(),
       isTreeGone: () => this.treeGone,
     }
@@ -161,6 +175,11 @@ export class ManagedProcess implements SubprocessHandle {
       this.refused = [...takeAwayAppeared(mustNotAppear), ...restoreLinks(mustStay)]
     if (this.killTimer) clearTimeout(this.killTimer)
     this.killTimer = undefined
+    if (this.cgroup !== undefined) {
+      this.boundFacts = this.cgroup.facts()
+      this.cgroup.remove()
+      this.cgroup = undefined
+    }
     this.strategy.release()
     this.onTreeGone(this)
   }
@@ -192,6 +211,11 @@ export class ManagedProcess implements SubprocessHandle {
   /** What the network allow-list's proxy saw of the run, once its tree is gone. */
   get network(): NetworkFacts | undefined {
     return this.networkFacts
+  }
+
+  /** Whether the run's tree met its process or memory bound (once it is gone; undefined: no cgroup bound it). */
+  get bounds(): BoundFacts | undefined {
+    return this.boundFacts
   }
 
   /** The `mustNotAppear` paths the run had created, moved aside once its tree was gone. */

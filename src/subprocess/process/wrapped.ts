@@ -2,7 +2,8 @@
  * `wrapped` runs (bubblewrap): the program is a wrapper that runs `cordon-exec init` as the
  * command's supervisor inside. The wrapper gets the supervisor's status pipe on fd 3, its own
  * JSON status on fd 4, the ruleset (when the sandbox built one) on fd 5, then, under a network
- * allow-list, the socket its supervisor hands the proxy listener over. Its exit means the
+ * allow-list, the socket its supervisor hands the proxy listener over, then the run's cgroup.procs
+ * files. Its exit means the
  * sandbox, and the tree, are gone. bwrap does not forward signals: they go to the supervisor
  * inside, pinned once the JSON status names its pid, and wait for that until then.
  */
@@ -61,10 +62,12 @@ export const wrappedRun: LaunchStrategyFactory = (run) => {
       const rulesetFd = openRuleset(run.spec.confinement?.wrapper?.ruleset)
       const extra: SlotValue[] = [Slot.Pipe, Slot.Pipe]
       if (rulesetFd !== undefined) extra.push(rulesetFd)
-      if (run.spec.confinement?.network === undefined) return startOwnChild(run, 'wrapped', extra)
+      // The plan's init argv names the cgroup fds right after these (src/sandbox/bubblewrap/argv.ts:wrappedCgroupFds).
+      if (run.spec.confinement?.network === undefined)
+        return startOwnChild(run, 'wrapped', [...extra, ...run.cgroupFds])
       const [hostEnd, childEnd] = proxySocket()
       try {
-        const child = startOwnChild(run, 'wrapped', [...extra, childEnd])
+        const child = startOwnChild(run, 'wrapped', [...extra, childEnd, ...run.cgroupFds])
         // Assigned, not spread: the child's `running` is a getter.
         return Object.assign(child, { proxyListener: (take: (fd: number) => void) => awaitListener(hostEnd, take) })
       } catch (error) {

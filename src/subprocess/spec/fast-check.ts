@@ -28,7 +28,9 @@ const CONFINEMENT_KEYS = new Set([
   'mustStay',
   'resident',
   'network',
+  'bounds',
 ])
+const BOUNDS_KEYS = new Set(['pids', 'memoryBytes', 'cpuGroup', 'oomScoreAdj'])
 const RESIDENT_KEYS = new Set(['key', 'argv', 'wrapperSteps', 'command', 'steps', 'proxyPort'])
 const NETWORK_KEYS = new Set(['proxyPort', 'serve'])
 const NAMESPACE_KEYS = new Set(['ipc', 'net', 'user', 'keys', 'view'])
@@ -115,7 +117,19 @@ function confinement(v: unknown): boolean {
   if (v.mode !== 'read-only' && v.mode !== 'workspace-write') return false
   if (v.steps !== undefined && !isObject(v.steps)) return false
   if (!namespaces(v.namespaces) || !mustNotAppear(v.mustNotAppear) || !mustStay(v.mustStay)) return false
-  return wrapper(v.wrapper) && resident(v.resident) && network(v.network)
+  return wrapper(v.wrapper) && resident(v.resident) && network(v.network) && bounds(v.bounds)
+}
+
+/** Positive safe integers; an oom_score_adj of 1..1000. */
+function bounds(b: unknown): boolean {
+  if (b === undefined) return true
+  if (!isObject(b) || !onlyKeys(b, BOUNDS_KEYS)) return false
+  const count = (n: unknown) => n === undefined || (typeof n === 'number' && Number.isSafeInteger(n) && n > 0)
+  const adj = b.oomScoreAdj
+  const group = b.cpuGroup === undefined || typeof b.cpuGroup === 'boolean'
+  return (
+    group && count(b.pids) && count(b.memoryBytes) && (adj === undefined || (count(adj) && (adj as number) <= 1000))
+  )
 }
 
 /** argv: a non-empty list of strings without NUL, the program not empty. */

@@ -32,6 +32,20 @@ export const processFieldsSchema = onDemand(() => {
   }
 })
 
+/** The schema of a confinement's bounds (src/subprocess/types.ts:SubprocessBounds). */
+function boundsSchema() {
+  const { z } = zod()
+  const count = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional()
+  return z
+    .object({
+      pids: count,
+      memoryBytes: count,
+      cpuGroup: z.boolean().optional(),
+      oomScoreAdj: z.number().int().min(1).max(1000).optional(),
+    })
+    .strict()
+}
+
 /** The schema of a spec's confinement (what the sandbox floor adds). */
 function confinementSchema() {
   const { z } = zod()
@@ -89,6 +103,7 @@ function confinementSchema() {
         })
         .strict()
         .optional(),
+      bounds: boundsSchema().optional(),
       network: z
         .object({
           proxyPort: port,

@@ -1,10 +1,14 @@
 /**
  * Resources (issue 10, class 12): core dumps stay off (RLIMIT_CORE is 0, hard, in every confined
  * run) and the policy's `limits` bind: a file beyond `fileSizeBytes`, an allocation beyond
- * `addressSpaceBytes`, more processes than `processes` (which does not bind uid 0: there the
- * account must say so). Unconfined, the host's limits allow all of them.
+ * `addressSpaceBytes`, more processes than `processes` (a pids cgroup where a root host can make
+ * one; else RLIMIT_NPROC, which does not bind uid 0: there the account must say so). Unconfined, the host's limits allow all of them.
  */
+import { cgroupHierarchies } from '../../../src/subprocess/cgroup/hierarchy.js'
 import { type Attack, BOTH, py } from './attack.js'
+
+/** A root host holds a run's processes in a pids cgroup where it can make one (issue 27); else RLIMIT_NPROC, which does not bind uid 0. */
+const rootHasPidsCgroup = process.getuid?.() === 0 && cgroupHierarchies().dirs.pids !== undefined
 
 /** The resource attacks. */
 export const RESOURCE_ATTACKS: readonly Attack[] = [
@@ -35,7 +39,9 @@ export const RESOURCE_ATTACKS: readonly Attack[] = [
     kind: 'resources',
     modes: BOTH,
     limits: { processes: 100 },
-    ungovernedFor: { root: { class: 'resources', how: 'RLIMIT_NPROC does not bind uid 0' } },
+    ...(rootHasPidsCgroup
+      ? {}
+      : { ungovernedFor: { root: { class: 'resources', how: 'RLIMIT_NPROC does not bind uid 0' } } }),
     // 200 children that wait to be killed: more than the limit allows the whole uid
     script: py(
       'import os, signal\nkids = []\nfor _ in range(200):\n  try:\n    pid = os.fork()\n  except OSError:\n    break\n  if pid == 0:\n    signal.pause(); os._exit(0)\n  kids.append(pid)\nprint("forked", len(kids))\nif len(kids) >= 200: print("BREACH")\nfor k in kids: os.kill(k, signal.SIGKILL)\nfor k in kids: os.waitpid(k, 0)',

@@ -126,6 +126,7 @@ describe('SpawnError', () => {
     expect([...CONFINEMENT_STAGES]).toEqual([
       'launcher',
       'namespace',
+      'cgroup',
       'rlimit',
       'caps',
       'credentials',

@@ -47,6 +47,9 @@ describe('sandbox vocabulary', () => {
       'secrets',
       'protected',
       'signals',
+      'memory',
+      'temp',
+      'cpu',
     ])
     expect(FILE_EFFECT_CLASSES).toEqual(['content', 'names', 'metadata'])
     expect(NETWORK_POLICIES).toEqual(['inherit', 'deny'])
