@@ -75,7 +75,7 @@ export function sizeText(bytes: number): string {
 }
 
 /** What the command can do about its raised oom_score_adj, as the account says it. */
-const OOM_TEXT = `every confined run's oom_score_adj is raised to ${CONFINED_OOM_SCORE_ADJ} before exec, so the OOM killer takes it before the host, and the command cannot write /proc/self/oom_score_adj (outside Landlock's write domain, or a read-only /proc); the kernel itself would let a process without CAP_SYS_RESOURCE return it to its value before the raise where a non-root host raised it, so a memory bound is the real guard`
+const OOM_TEXT = `a confined run's oom_score_adj is raised to ${CONFINED_OOM_SCORE_ADJ} before exec where the native addon starts it (not on the portable path nor under a setuid bwrap), so the OOM killer takes it before the host, and the command cannot write /proc/self/oom_score_adj (outside Landlock's write domain, or a read-only /proc); the kernel itself would let a process without CAP_SYS_RESOURCE return it to its value before the raise where a non-root host raised it, so a memory bound is the real guard`
 
 /** The `memory` class: a memory cgroup bounds the tree, else nothing does. */
 export function memoryVerdict(host: HostBounds, limits: ResourceLimits | undefined): ClassVerdict {
