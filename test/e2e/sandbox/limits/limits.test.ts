@@ -151,8 +151,9 @@ function checkHow(attack: LimitAttack, o: LimitOutcome, cgroups: boolean): void 
   if (attack.limits.processes === 100) expect(Number(/forked (\d+)/.exec(o.stdout)?.[1]), ctx).toBeLessThan(100)
   if (attack.limits.memoryBytes !== undefined) expect(o.signal, ctx).toBe('SIGKILL') // the memory cgroup's OOM kill
   if (attack.limits.cpuSeconds !== undefined) {
+    // SIGXCPU comes only from RLIMIT_CPU, and the script would have printed BREACH at 3 s of CPU:
+    // no wall-clock bound, since the run's low CPU weight stretches 1 s of CPU on a busy host.
     expect(o.signal, ctx).toBe('SIGXCPU')
-    expect(o.ms, ctx).toBeLessThan(3000)
   }
   if (attack.name.includes('oom_score_adj')) {
     expect(o.stdout, ctx).toContain('adj 500')
