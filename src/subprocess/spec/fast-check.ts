@@ -40,6 +40,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) =>
   Object.keys(o).every((k) => allowed.has(k))
 const cleanString = (v: unknown): v is string => typeof v === 'string' && !v.includes('\0')
+/** Whether every entry of `a` passes `ok`: a hole is an undefined entry (every() would skip it; no schema does). */
+const allEntries = (a: readonly unknown[], ok: (v: unknown) => boolean) => {
+  for (const v of a) if (!ok(v)) return false
+  return true
+}
 const byteCap = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER
 
 const COLLECT_KEYS: ReadonlySet<string> = new Set(['maxBytes', 'spill'])
@@ -57,13 +62,16 @@ function namespaces(ns: unknown): boolean {
   if (ns === undefined) return true
   if (!isObject(ns) || !onlyKeys(ns, NAMESPACE_KEYS)) return false
   const { view, ...flags } = ns
-  if (view !== undefined && !(Array.isArray(view) && view.every((p) => typeof p === 'string' && p.startsWith('/'))))
+  if (
+    view !== undefined &&
+    !(Array.isArray(view) && allEntries(view, (p) => typeof p === 'string' && p.startsWith('/')))
+  )
     return false
   return Object.values(flags).every((b) => b === undefined || typeof b === 'boolean')
 }
 
 function mustNotAppear(m: unknown): boolean {
-  return m === undefined || (Array.isArray(m) && m.every((p) => typeof p === 'string' && p.startsWith('/')))
+  return m === undefined || (Array.isArray(m) && allEntries(m, (p) => typeof p === 'string' && p.startsWith('/')))
 }
 
 function link(l: unknown): boolean {
@@ -74,9 +82,7 @@ function link(l: unknown): boolean {
 function mustStay(stay: unknown): boolean {
   if (stay === undefined) return true
   if (!Array.isArray(stay)) return false
-  // for…of, not every(): a hole is an undefined entry here, which no schema accepts.
-  for (const l of stay as unknown[]) if (!link(l)) return false
-  return true
+  return allEntries(stay, link)
 }
 
 function wrapper(w: unknown): boolean {
@@ -92,7 +98,7 @@ function network(n: unknown): boolean {
   return isObject(n) && onlyKeys(n, NETWORK_KEYS) && port(n.proxyPort) && typeof n.serve === 'function'
 }
 
-const strings = (a: unknown) => Array.isArray(a) && a.length > 0 && a.every(cleanString)
+const strings = (a: unknown) => Array.isArray(a) && a.length > 0 && allEntries(a, cleanString)
 
 function resident(r: unknown): boolean {
   if (r === undefined) return true
@@ -133,7 +139,8 @@ function bounds(b: unknown): boolean {
 }
 
 /** argv: a non-empty list of strings without NUL, the program not empty. */
-const program = (argv: unknown) => Array.isArray(argv) && argv.length > 0 && argv[0] !== '' && argv.every(cleanString)
+const program = (argv: unknown) =>
+  Array.isArray(argv) && argv.length > 0 && argv[0] !== '' && allEntries(argv, cleanString)
 const absolute = (cwd: unknown) => cleanString(cwd) && cwd.startsWith('/')
 const grace = (ms: unknown) => typeof ms === 'number' && ms > 0 && ms <= MAX_TIMER_DELAY_MS
 const abortSignal = (signal: unknown) => signal === undefined || signal instanceof AbortSignal

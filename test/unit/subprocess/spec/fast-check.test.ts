@@ -75,6 +75,27 @@ describe('certainlyValidSpec', () => {
     expect(certainlyValidSpec({ ...base, argv: ['a\0b'] })).toBe(false)
     expect(certainlyValidSpec({ ...base, bogus: 1 })).toBe(false)
   })
+
+  it('reads a hole in a list as the undefined entry it is, as the schema does (every() skips it)', () => {
+    const holed = (...tail: string[]) =>
+      Object.assign(new Array<string>(1 + tail.length), Object.fromEntries(tail.map((t, i) => [i + 1, t])))
+    const base = {
+      argv: ['/bin/true'],
+      cwd: '/',
+      graceMs: 1000,
+      stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+    }
+    const confined = { backend: 'landlock', mode: 'read-only' }
+    for (const s of [
+      { ...base, argv: holed('x') },
+      { ...base, confinement: { ...confined, mustNotAppear: holed('/a') } },
+      { ...base, confinement: { ...confined, namespaces: { view: holed('/a') } } },
+    ]) {
+      expect(spawnSpecSchema().safeParse(s).success).toBe(false)
+      expect(certainlyValidSpec(s)).toBe(false)
+    }
+    expect(certainlyValidTerminalSpec({ argv: holed('x'), cwd: '/', cols: 80, rows: 24, graceMs: 1000 })).toBe(false)
+  })
 })
 
 const terminalSpec = fc.record(
