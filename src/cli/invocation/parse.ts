@@ -46,7 +46,9 @@ export function closestOption(name: string, options: CliOptions): string | undef
   const names = Object.keys(options)
   const prefixed = names.filter((n) => n.startsWith(name))
   if (name.length >= 3 && prefixed.length === 1) return prefixed[0]
-  const near = names.filter((n) => editDistance(n, name) <= (name.length > 5 ? 2 : 1))
+  const most = name.length > 5 ? 2 : 1
+  // Lengths further apart than that are further apart in edits too: a long word costs no table.
+  const near = names.filter((n) => Math.abs(n.length - name.length) <= most && editDistance(n, name) <= most)
   return near.length === 1 ? near[0] : undefined
 }
 
@@ -64,7 +66,8 @@ function unknownOption(
   firstWord?: number,
 ): UsageError {
   const raw = args[token.index] ?? token.rawName
-  const shown = displayLine(raw.includes('=') ? raw.slice(0, raw.indexOf('=')) : raw)
+  // `--name=value` is shown by its name; a short group (`-x=1`, `-=`) is one word, shown whole.
+  const shown = displayLine(raw.startsWith('--') && raw.includes('=') ? raw.slice(0, raw.indexOf('=')) : raw)
   if (firstWord !== undefined && firstWord < token.index) {
     const words = args.slice(firstWord).map(shellQuote).join(' ')
     return new UsageError(`unknown option ${shown}; the command goes after --, as in: -- ${displayLine(words)}`)

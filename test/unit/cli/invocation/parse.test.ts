@@ -45,6 +45,9 @@ describe('parseWords', () => {
     expect(mistake('--jsno')).toBe('unknown option --jsno (did you mean --json?)')
     expect(mistake('--mode=x', '--nope=1')).toBe('unknown option --nope')
     expect(mistake('-x')).toBe('unknown option -x')
+    // A short group is one word: shown whole, not cut at its `=` (which left `-` alone).
+    expect(mistake('-=x')).toBe('unknown option -=x')
+    expect(mistake('-x=1')).toBe('unknown option -x=1')
   })
 
   it("an option after the command's first word: the command goes after -- (for a verb that runs one)", () => {
