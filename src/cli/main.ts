@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { TerminalIo } from './shell.js'
 import { EXIT_CORDON_FAILED, UsageError } from './usage-error.js'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
-import { displayLine } from '../policy/display-text.js'
+import { displayLine, escapeDisplayText } from '../policy/display-text.js'
 
 /**
  * `io` with stdin (default process.stdin), each stream read only when asked: making the
@@ -106,13 +106,16 @@ export interface CliIo {
 function reportFailure(error: unknown, verb: string | undefined, json: boolean, io: CliIo): void {
   const e = error instanceof Error ? error : new Error(String(error))
   const code = (e as { code?: string }).code ?? 'CORDON_ERROR'
+  // A message may quote what the person typed or a path a config named (JSON.stringify leaves
+  // bidi controls and combining marks raw): nothing in it may act on the terminal.
+  const message = escapeDisplayText(e.message)
   if (json) {
-    io.stdout.write(`${JSON.stringify({ error: { name: e.name, code, message: e.message } })}\n`)
+    io.stdout.write(`${JSON.stringify({ error: { name: e.name, code, message } })}\n`)
   } else if (error instanceof UsageError) {
     const who = isVerb(verb) ? `cordon ${verb}` : 'cordon'
-    io.stderr.write(`${who}: ${e.message}\nsee ${who} --help\n`)
+    io.stderr.write(`${who}: ${message}\nsee ${who} --help\n`)
   } else {
-    io.stderr.write(`cordon: ${e.message}\n`)
+    io.stderr.write(`cordon: ${message}\n`)
   }
 }
 

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import { type PolicyFlags, POLICY_HELP, parseWith, policyFrom } from './policy-options.js'
+import { displayLine } from '../policy/display-text.js'
 import { PACKAGE_ROOT } from '../policy/package-root.js'
 import { UsageError } from './usage-error.js'
 
@@ -92,7 +93,9 @@ export async function mcpVerb(args: string[], io: McpIo): Promise<number> {
     return 0
   }
   if (positionals.length > 0)
-    throw new UsageError(`mcp: takes no command (the client sends them), got "${positionals.join(' ')}"`)
+    throw new UsageError(
+      `mcp: takes no command (the client sends them), got "${displayLine(positionals[0] as string)}"`,
+    )
   if (values.json) throw new UsageError('--json: cordon mcp speaks MCP on stdout')
   if (values['keep-env']) throw new UsageError('--keep-env: not available for mcp (the tool sets each environment)')
   const flags = policyFrom(values)

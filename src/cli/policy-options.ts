@@ -103,7 +103,7 @@ export function parseWith(args: string[], extra: CliOptions, takes: { command?: 
 function flagSettings(values: Record<string, unknown>, cwd: string): Partial<ConfigSettings> {
   const mode = values.mode as string | undefined
   if (mode !== undefined && !isSandboxMode(mode))
-    throw new UsageError(`--mode: unknown mode "${mode}" (read-only, workspace-write, danger-full-access)`)
+    throw new UsageError(`--mode: unknown mode "${displayLine(mode)}" (read-only, workspace-write, danger-full-access)`)
   const network = networkFrom(values)
   const writable = ((values.writable as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
   const hide = ((values.hide as string[] | undefined) ?? []).map((p) => resolvePath(cwd, p))
@@ -145,13 +145,14 @@ export function policyFrom(
   cwd = workingDirectory(values.root),
   env = process.env,
 ): PolicyFlags {
+  refuseNulPaths(values)
   const backend = values.backend as string | undefined
   if (backend !== undefined && !(SANDBOX_BACKENDS as readonly string[]).includes(backend)) {
-    throw new UsageError(`--backend: unknown backend "${backend}" (${SANDBOX_BACKENDS.join(', ')})`)
+    throw new UsageError(`--backend: unknown backend "${displayLine(backend)}" (${SANDBOX_BACKENDS.join(', ')})`)
   }
   const environment = (values.environment as string | undefined) ?? 'scrubbed'
   if (environment !== 'scrubbed' && environment !== 'minimal')
-    throw new UsageError(`--environment: must be scrubbed or minimal, got "${environment}"`)
+    throw new UsageError(`--environment: must be scrubbed or minimal, got "${displayLine(environment)}"`)
   const root = values.root === undefined ? undefined : resolvePath(cwd, values.root as string)
   const config = configUnder(values, cwd, root ?? cwd, env)
   if (values.writable !== undefined && config.mode !== 'workspace-write')
@@ -175,6 +176,15 @@ export function policyFrom(
     environment,
     keepEnv: keepEnvFrom(values),
     probeCache: values.reprobe === true ? 'refresh' : 'use',
+  }
+}
+
+/** `--root` and `--config` each name a path: a NUL byte in one is a usage error naming the flag (no path holds one). */
+function refuseNulPaths(values: Record<string, unknown>): void {
+  for (const flag of ['root', 'config'] as const) {
+    const value = values[flag]
+    if (typeof value === 'string' && value.includes('\0'))
+      throw new UsageError(`--${flag}: ${displayShellWord(value)} holds a NUL byte, which no path can`)
   }
 }
 
@@ -207,7 +217,7 @@ function otherPolicyFields(values: Record<string, unknown>, cwd: string): Partia
 function networkFrom(values: Record<string, unknown>): NetworkPolicy | undefined {
   const given = values.network as string | undefined
   if (given !== undefined && given !== 'inherit' && given !== 'deny')
-    throw new UsageError(`--network: must be inherit or deny, got "${given}"`)
+    throw new UsageError(`--network: must be inherit or deny, got "${displayLine(given)}"`)
   const allow = (values['allow-host'] as string[] | undefined) ?? []
   const deny = (values['deny-host'] as string[] | undefined) ?? []
   if (allow.length === 0) {

@@ -21,6 +21,7 @@ import type { SubprocessOutcome, SubprocessTerminalHandle, SubprocessTerminalSpa
 import { outputProcessingOff } from './output-processing.js'
 import { keptEnv, POLICY_HELP, parseWith, policyFrom, type PolicyFlags } from './policy-options.js'
 import { outputFilterFor } from './terminal-filter.js'
+import { refuseNulWords } from './invocation/command.js'
 import { workingDirectory } from './invocation/cwd.js'
 import { EXIT_TIMED_OUT, UsageError } from './usage-error.js'
 
@@ -218,6 +219,7 @@ export async function shellVerb(args: string[], io: TerminalIo): Promise<number>
     return 0
   }
   if (values.json) throw new UsageError('--json does not apply to an interactive terminal')
+  refuseNulWords(positionals, "the program's word")
   const cwd = workingDirectory(values.root)
   const flags = policyFrom(values, cwd)
   const argv = positionals.length > 0 ? positionals : [process.env.SHELL || 'bash']

@@ -28,8 +28,18 @@ export function commandOf(words: readonly string[]): string {
 }
 
 /**
- * The command `run` executes, from `-c STRING` or the words after `--`. Neither, both, or an
- * empty STRING throws a UsageError saying how to give it.
+ * Throws a UsageError naming the first of the command's `words` that holds a NUL byte: no program
+ * or argument can (execve ends a string there), so it is refused before anything starts.
+ */
+export function refuseNulWords(words: readonly string[], what = "the command's word"): void {
+  const word = words.find((w) => w.includes('\0'))
+  if (word !== undefined)
+    throw new UsageError(`${what} ${displayShellWord(word)} holds a NUL byte, which no command can take`)
+}
+
+/**
+ * The command `run` executes, from `-c STRING` or the words after `--`. Neither, both, an
+ * empty STRING or a NUL byte throws a UsageError saying how to give it.
  */
 export function runCommandFrom(command: unknown, words: readonly string[]): string {
   if (typeof command === 'string') {
@@ -38,12 +48,14 @@ export function runCommandFrom(command: unknown, words: readonly string[]): stri
         `-c takes the whole command as one string; drop the words after it (${displayShellWord(words[0] as string)}…) or drop -c`,
       )
     if (command.trim() === '') throw new UsageError('-c: the command is empty')
+    refuseNulWords([command], '-c: the command')
     return command
   }
   if (words.length === 0)
     throw new UsageError(
       "give the command after --, e.g. cordon run -- ls -la, or as one string: cordon run -c 'ls -la'",
     )
+  refuseNulWords(words)
   return commandOf(words)
 }
 

@@ -39,6 +39,13 @@ describe('the protection flags', () => {
   })
 })
 
+describe('a NUL byte in --root or --config', () => {
+  it('is a usage error naming the flag (not a config file that "cannot be opened")', () => {
+    expect(() => policyOf('--root', 'a\0b')).toThrow(/^--root: \$'a\\x00b' holds a NUL byte, which no path can$/)
+    expect(() => policyOf('--config=\0')).toThrow(/^--config: \$'\\x00' holds a NUL byte/)
+  })
+})
+
 describe('the host flags', () => {
   const usage = (...args: string[]) => {
     try {

@@ -21,6 +21,13 @@ describe('runCommandFrom', () => {
     )
     expect(() => runCommandFrom('  ', [])).toThrow('-c: the command is empty')
   })
+
+  it('a NUL byte, which no program can take: a usage error naming the word, before anything starts', () => {
+    expect(() => runCommandFrom('echo a\0b', [])).toThrow(/^-c: the command \$'echo a\\x00b' holds a NUL byte/)
+    expect(() => runCommandFrom(undefined, ['echo', 'a\0'])).toThrow(
+      /^the command's word \$'a\\x00' holds a NUL byte, which no command can take$/,
+    )
+  })
 })
 
 describe('oneWordHint', () => {
