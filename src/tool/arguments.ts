@@ -10,10 +10,19 @@ import { ESCALATION_TARGETS } from '../policy/widen.js'
 
 const { z } = zod()
 
+/** A string a process can be given: execve ends one at a NUL byte, so none may hold one. */
+const noNul = (s: string) => !s.includes('\0')
+const NUL_MESSAGE = 'must not contain a NUL byte'
+
 const BASE_ARGS = {
-  command: z.string().min(1).describe('The bash command to run (bash -c, a fresh non-interactive shell each call).'),
+  command: z
+    .string()
+    .min(1)
+    .refine(noNul, NUL_MESSAGE)
+    .describe('The bash command to run (bash -c, a fresh non-interactive shell each call).'),
   workdir: z
     .string()
+    .refine(noNul, NUL_MESSAGE)
     .nullish()
     .describe('Working directory; a relative path resolves against the workspace root. Default: the workspace root.'),
   timeout_ms: z

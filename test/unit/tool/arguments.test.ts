@@ -27,6 +27,14 @@ describe('argument schemas', () => {
     expect(SandboxRefusalsArgumentsSchema.parse({ after_run: null, limit: 3 })).toEqual({ after_run: null, limit: 3 })
   })
 
+  it('refuse a NUL byte in the command or the workdir by field (no process can take one)', () => {
+    for (const args of [{ command: 'ls\0' }, { command: 'ls', workdir: 'a\0b' }]) {
+      const issue = BashArgumentsSchema.safeParse(args).error?.issues[0]
+      expect(issue?.path).toEqual([Object.keys(args).at(-1)])
+      expect(issue?.message).toBe('must not contain a NUL byte')
+    }
+  })
+
   it('are the schemas the tools validate with', async () => {
     const executor = new LocalShellExecutor({ cwd: '/' })
     const set = createBashTools({ executor })
