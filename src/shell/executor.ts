@@ -5,7 +5,7 @@
  * decides the spec, classifies the facts and never runs a confined mode unconfined.
  */
 import { isAbsolute, resolve as resolvePath } from 'node:path'
-import { InvalidRequestError, isSpawnError } from '../policy/errors.js'
+import { isSpawnError } from '../policy/errors.js'
 import { resolvePolicy } from '../policy/resolve.js'
 import type { SandboxEnforcement, SandboxExecutionPolicy, SandboxMode } from '../policy/vocabulary.js'
 import type { NetworkFacts } from '../policy/network/facts.js'
@@ -20,7 +20,8 @@ import { BackgroundShellProcess } from './background-process.js'
 import { checkOneStdin, feedStdin, streamDecoder } from './run-streams.js'
 import type { ShellEnvRegistry } from './env-registry.js'
 import {
-  checkTimerDelay,
+  checkShellRequest,
+  checkShellSpec,
   executorConfig,
   type ExecutorConfig,
   type LocalShellExecutorOptions,
@@ -126,18 +127,8 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
 
   /** Fills workdir, timeout (capped), stdout budget and, when sandboxed, the default policy; InvalidRequestError on a bad value. */
   resolve(request: ShellExecRequest): ShellExecSpec {
+    checkShellRequest(request, this.sandbox !== undefined)
     const c = this.config
-    const issues: string[] = []
-    if (request.timeoutMs !== undefined && !(Number.isFinite(request.timeoutMs) && request.timeoutMs > 0)) {
-      issues.push('request.timeoutMs: must be a positive finite number')
-    }
-    if (
-      request.stdoutMaxBytes !== undefined &&
-      !(Number.isInteger(request.stdoutMaxBytes) && request.stdoutMaxBytes > 0)
-    ) {
-      issues.push('request.stdoutMaxBytes: must be a positive whole number of bytes')
-    }
-    if (issues.length > 0) throw new InvalidRequestError(issues, { context: 'cordon: invalid shell request' })
     const workdir =
       request.workdir === undefined
         ? c.cwd
@@ -228,9 +219,9 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
    * feed stops when the run is over (a command that never reads it does not wait for it).
    */
   async run(spec: ShellExecSpec, options: ShellRunOptions = {}): Promise<ShellRunResult> {
-    checkOneStdin(spec, options.stdin)
     // A spec made by hand skips resolve's cap: a delay no timer holds would fire after 1 ms.
-    checkTimerDelay('spec.timeoutMs', spec.timeoutMs)
+    checkShellSpec(spec, { foreground: true, confined: this.sandbox !== undefined })
+    checkOneStdin(spec, options.stdin)
     if (spec.signal?.aborted) return abortedBeforeSpawn(spec)
     // One controller, two causes: whichever aborts it first is the cause reported.
     const deadline = new AbortController()
@@ -329,6 +320,7 @@ export class LocalShellExecutor extends ShellExecutor implements SpawnPreparer {
 
   /** Starts `bash -c` in the background, supervised; no timeout applies. */
   start(spec: ShellExecSpec): ShellProcess {
+    checkShellSpec(spec, { foreground: false, confined: this.sandbox !== undefined })
     return new BackgroundShellProcess(this, this.subprocess, spec)
   }
 
