@@ -146,9 +146,16 @@ const grace = (ms: unknown) => typeof ms === 'number' && ms > 0 && ms <= MAX_TIM
 const abortSignal = (signal: unknown) => signal === undefined || signal instanceof AbortSignal
 const optional = (v: unknown, type: 'boolean' | 'function') => v === undefined || typeof v === type
 
+/** A plain object: made by a literal, JSON or Object.create(null) (the schema's record takes no Date, Map or class instance). */
+function isPlain(v: unknown): v is Record<string, unknown> {
+  if (!isObject(v)) return false
+  const proto = Object.getPrototypeOf(v) as unknown
+  return proto === Object.prototype || proto === null
+}
+
 function envOverrides(env: unknown): boolean {
   if (env === undefined) return true
-  if (!isObject(env)) return false
+  if (!isPlain(env)) return false
   for (const k in env) if (env[k] !== undefined && typeof env[k] !== 'string') return false
   return true
 }

@@ -96,6 +96,20 @@ describe('certainlyValidSpec', () => {
     }
     expect(certainlyValidTerminalSpec({ argv: holed('x'), cwd: '/', cols: 80, rows: 24, graceMs: 1000 })).toBe(false)
   })
+
+  it('takes env only as a plain object, as the schema does (a Date has no keys, yet is no record)', () => {
+    const base = {
+      argv: ['/bin/true'],
+      cwd: '/',
+      graceMs: 1000,
+      stdio: { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
+    }
+    for (const env of [new Date(0), new Map(), /x/]) {
+      expect(spawnSpecSchema().safeParse({ ...base, env }).success).toBe(false)
+      expect(certainlyValidSpec({ ...base, env })).toBe(false)
+    }
+    expect(certainlyValidSpec({ ...base, env: Object.assign(Object.create(null), { A: 'b' }) })).toBe(true)
+  })
 })
 
 const terminalSpec = fc.record(
