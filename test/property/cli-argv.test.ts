@@ -10,7 +10,7 @@ import { main } from '../../src/cli/main.js'
 import { displayShellWord } from '../../src/cli/shell-quote.js'
 import { displayLine, holdsRawControl } from '../../src/policy/display-text.js'
 import { cliArgv, fakeCliIo, VERBS } from '../support/property/cli-words.js'
-import { PROPERTY_RUNS, prototypeIsClean } from '../support/property/odd-values.js'
+import { PROPERTY_RUNS, PROPERTY_TIMEOUT_MS, prototypeIsClean } from '../support/property/odd-values.js'
 import { processStarts, spyOnProcessStarts, startsSince } from '../support/property/spawn-spy.js'
 
 vi.mock(import('../../src/subprocess/native.js'), async (original) =>
@@ -89,30 +89,34 @@ function namesAWord(message: string, argv: readonly string[]): boolean {
 }
 
 describe('the cordon CLI under odd argvs', () => {
-  it('returns a status, reports a typed error naming a word, and starts nothing for an argv it refuses', async () => {
-    await fc.assert(
-      fc.asyncProperty(cliArgv, fc.boolean(), async (words, asJson) => {
-        const argv = asJson && words.length > 0 ? [words[0] as string, '--json', ...words.slice(1)] : words
-        const io = fakeCliIo(argv[0])
-        const before = processStarts()
-        const status = await main(argv, io)
-        const started = startsSince(before)
-        expect(Number.isInteger(status) && status >= 0 && status <= 255).toBe(true)
-        expect(prototypeIsClean()).toBe(true)
-        expect(holdsRawControl(io.err())).toBe(false)
-        if (status !== 125) return
-        const json = argv.slice(1, argv.indexOf('--') < 0 ? undefined : argv.indexOf('--')).includes('--json')
-        const error = reported(json, io.out(), io.err())
-        expect(holdsRawControl(error.message)).toBe(false)
-        if (json) expect([...REFUSALS, ...AFTER_PROBE]).toContain(error.code)
-        if (error.code !== undefined && REFUSALS.has(error.code)) {
-          expect(started, error.message).toEqual([])
-          expect(namesAWord(error.message, argv), error.message).toBe(true)
-        }
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'returns a status, reports a typed error naming a word, and starts nothing for an argv it refuses',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(cliArgv, fc.boolean(), async (words, asJson) => {
+          const argv = asJson && words.length > 0 ? [words[0] as string, '--json', ...words.slice(1)] : words
+          const io = fakeCliIo(argv[0])
+          const before = processStarts()
+          const status = await main(argv, io)
+          const started = startsSince(before)
+          expect(Number.isInteger(status) && status >= 0 && status <= 255).toBe(true)
+          expect(prototypeIsClean()).toBe(true)
+          expect(holdsRawControl(io.err())).toBe(false)
+          if (status !== 125) return
+          const json = argv.slice(1, argv.indexOf('--') < 0 ? undefined : argv.indexOf('--')).includes('--json')
+          const error = reported(json, io.out(), io.err())
+          expect(holdsRawControl(error.message)).toBe(false)
+          if (json) expect([...REFUSALS, ...AFTER_PROBE]).toContain(error.code)
+          if (error.code !== undefined && REFUSALS.has(error.code)) {
+            expect(started, error.message).toEqual([])
+            expect(namesAWord(error.message, argv), error.message).toBe(true)
+          }
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
   it('the spy sees what a harmless run starts (so its silence above means nothing started)', async () => {
     const before = processStarts()

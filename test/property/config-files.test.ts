@@ -13,7 +13,13 @@ import { CONFIG_FIELDS, MAX_CONFIG_BYTES } from '../../src/policy/config/schema.
 import { resolvePolicy } from '../../src/policy/resolve.js'
 import { loadConfig } from '../../src/sandbox/load-config.js'
 import { scratchDir } from '../support/scratch.js'
-import { oddValue, PROPERTY_RUNS, PROTOTYPE_KEYS, prototypeIsClean } from '../support/property/odd-values.js'
+import {
+  oddValue,
+  PROPERTY_RUNS,
+  PROPERTY_TIMEOUT_MS,
+  PROTOTYPE_KEYS,
+  prototypeIsClean,
+} from '../support/property/odd-values.js'
 import { processStarts, spyOnProcessStarts, startsSince } from '../support/property/spawn-spy.js'
 
 vi.mock(import('../../src/subprocess/native.js'), async (original) =>
@@ -165,66 +171,74 @@ function expectNamed(error: unknown, file: string, bad: readonly string[]): void
 }
 
 describe('configuration files under odd texts', () => {
-  it('parsing: the content, or a ConfigInvalidError naming every broken field or the line', () => {
-    fc.assert(
-      fc.property(configText, ({ text, bad }) => {
-        let error: unknown
-        try {
-          parseConfigText('/x/config.json', text)
-        } catch (e) {
-          error = e
-        }
-        expect(prototypeIsClean()).toBe(true)
-        if (bad.length === 0) expect(error).toBeUndefined()
-        else if (!bad.includes('(any)') || error !== undefined) expectNamed(error, '/x/config.json', bad)
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'parsing: the content, or a ConfigInvalidError naming every broken field or the line',
+    () => {
+      fc.assert(
+        fc.property(configText, ({ text, bad }) => {
+          let error: unknown
+          try {
+            parseConfigText('/x/config.json', text)
+          } catch (e) {
+            error = e
+          }
+          expect(prototypeIsClean()).toBe(true)
+          if (bad.length === 0) expect(error).toBeUndefined()
+          else if (!bad.includes('(any)') || error !== undefined) expectNamed(error, '/x/config.json', bad)
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
-  it('loading from disk: a resolved config, or a typed error naming the file; nothing starts', () => {
-    const layer = fc.constantFrom('user', 'project', 'named')
-    const bytes = fc.oneof(
-      { arbitrary: configText, weight: 9 },
-      {
-        arbitrary: fc.constantFrom(
-          { text: Buffer.from([0xff, 0xfe, 0x00]), bad: ['(any)'] },
-          { text: `{"$schema": "${'x'.repeat(MAX_CONFIG_BYTES)}"}`, bad: ['(any)'] },
-          { text: '\ufeff{"mode": "read-only"}', bad: [] },
-        ),
-        weight: 1,
-      },
-    )
-    fc.assert(
-      fc.property(layer, bytes, (where, { text, bad }) => {
-        const file = where === 'user' ? userFile : where === 'project' ? path.join(root, '.cordon.json') : namedFile
-        for (const f of [userFile, path.join(root, '.cordon.json'), namedFile]) fs.rmSync(f, { force: true })
-        fs.writeFileSync(file, text)
-        const before = processStarts()
-        let error: unknown
-        try {
-          const config = loadConfig({
-            workspaceRoot: root,
-            configFile: where === 'named' ? namedFile : undefined,
-            env,
-            acceptChanged: true,
-          })
-          resolvePolicy({ cwd: root, workspaceRoot: root, ...configPolicyInput(config) })
-        } catch (e) {
-          error = e
-        }
-        expect(startsSince(before)).toEqual([])
-        expect(prototypeIsClean()).toBe(true)
-        // A project config may be refused whole for widening the defaults: only a broken field must be named.
-        if (bad.length === 0 && where !== 'project') expect(error).toBeUndefined()
-        if (error !== undefined) expectNamed(error, file, bad)
-        else
-          expect(
-            bad.filter((b) => b !== '(any)'),
-            'a broken field was taken',
-          ).toEqual([])
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'loading from disk: a resolved config, or a typed error naming the file; nothing starts',
+    () => {
+      const layer = fc.constantFrom('user', 'project', 'named')
+      const bytes = fc.oneof(
+        { arbitrary: configText, weight: 9 },
+        {
+          arbitrary: fc.constantFrom(
+            { text: Buffer.from([0xff, 0xfe, 0x00]), bad: ['(any)'] },
+            { text: `{"$schema": "${'x'.repeat(MAX_CONFIG_BYTES)}"}`, bad: ['(any)'] },
+            { text: '\ufeff{"mode": "read-only"}', bad: [] },
+          ),
+          weight: 1,
+        },
+      )
+      fc.assert(
+        fc.property(layer, bytes, (where, { text, bad }) => {
+          const file = where === 'user' ? userFile : where === 'project' ? path.join(root, '.cordon.json') : namedFile
+          for (const f of [userFile, path.join(root, '.cordon.json'), namedFile]) fs.rmSync(f, { force: true })
+          fs.writeFileSync(file, text)
+          const before = processStarts()
+          let error: unknown
+          try {
+            const config = loadConfig({
+              workspaceRoot: root,
+              configFile: where === 'named' ? namedFile : undefined,
+              env,
+              acceptChanged: true,
+            })
+            resolvePolicy({ cwd: root, workspaceRoot: root, ...configPolicyInput(config) })
+          } catch (e) {
+            error = e
+          }
+          expect(startsSince(before)).toEqual([])
+          expect(prototypeIsClean()).toBe(true)
+          // A project config may be refused whole for widening the defaults: only a broken field must be named.
+          if (bad.length === 0 && where !== 'project') expect(error).toBeUndefined()
+          if (error !== undefined) expectNamed(error, file, bad)
+          else
+            expect(
+              bad.filter((b) => b !== '(any)'),
+              'a broken field was taken',
+            ).toEqual([])
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 })

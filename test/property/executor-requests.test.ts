@@ -16,6 +16,7 @@ import {
   oddValue,
   ownProtoKey,
   PROPERTY_RUNS,
+  PROPERTY_TIMEOUT_MS,
   prototypeIsClean,
 } from '../support/property/odd-values.js'
 import { processStarts, spyOnProcessStarts, startsSince } from '../support/property/spawn-spy.js'
@@ -30,7 +31,7 @@ let executors: { unconfined: LocalShellExecutor; confined: LocalShellExecutor }
 
 beforeAll(async () => {
   spyOnProcessStarts()
-  vi.stubEnv('CORDON_PRIVATE_DIR', `${root}-private`)
+  vi.stubEnv('CORDON_PRIVATE_DIR', scratchDir('cordon-executor-property-private'))
   sandbox = await LocalSandbox.create({ config: false })
   executors = {
     unconfined: new LocalShellExecutor({ cwd: root, graceMs: 500 }),
@@ -178,30 +179,38 @@ async function runOrStart(executor: LocalShellExecutor, s: ShellExecSpec, backgr
 }
 
 describe('the shell executor under odd requests', () => {
-  it('resolve then run or start: works, or names the bad field and starts nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(request, fc.boolean(), fc.boolean(), async (r, confined, background) => {
-        const executor = confined ? executors.confined : executors.unconfined
-        await judged(badFields(r, 'request', confined, background), async () => {
-          const s = executor.resolve(r as never)
-          await runOrStart(executor, s, background)
-        })
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'resolve then run or start: works, or names the bad field and starts nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(request, fc.boolean(), fc.boolean(), async (r, confined, background) => {
+          const executor = confined ? executors.confined : executors.unconfined
+          await judged(badFields(r, 'request', confined, background), async () => {
+            const s = executor.resolve(r as never)
+            await runOrStart(executor, s, background)
+          })
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
-  it('a hand-made spec: run or start works, or names the bad field and starts nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(spec, fc.boolean(), fc.boolean(), async (s, confined, background) => {
-        const executor = confined ? executors.confined : executors.unconfined
-        await judged(badFields(s, 'spec', confined, background), () =>
-          runOrStart(executor, s as ShellExecSpec, background),
-        )
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'a hand-made spec: run or start works, or names the bad field and starts nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(spec, fc.boolean(), fc.boolean(), async (s, confined, background) => {
+          const executor = confined ? executors.confined : executors.unconfined
+          await judged(badFields(s, 'spec', confined, background), () =>
+            runOrStart(executor, s as ShellExecSpec, background),
+          )
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
   it('the spy sees what a harmless run starts', async () => {
     const before = processStarts()

@@ -16,6 +16,7 @@ import {
   oddValue,
   ownProtoKey,
   PROPERTY_RUNS,
+  PROPERTY_TIMEOUT_MS,
   prototypeIsClean,
 } from '../support/property/odd-values.js'
 import { processStarts, spyOnProcessStarts, startsSince } from '../support/property/spawn-spy.js'
@@ -180,50 +181,58 @@ function expectTyped(error: unknown): void {
 }
 
 describe('the subprocess runtime under odd specs', () => {
-  it('spawn: refuses a spec the schema refuses, by field, before anything starts', async () => {
-    await fc.assert(
-      fc.asyncProperty(spawnSpec, fc.boolean(), async (spec, portable) => {
-        const runtime = portable ? runtimes.portable : runtimes.native
-        const refused = refusedFields(spawnSpecSchema(), spec)
-        const before = processStarts()
-        let error: unknown
-        try {
-          const handle = runtime.spawn(spec as SubprocessSpawnSpec)
-          await handle.done.catch((e: unknown) => expectTyped(e))
-          await handle.waitForExit()
-        } catch (e) {
-          error = e
-        }
-        const started = startsSince(before)
-        expect(prototypeIsClean()).toBe(true)
-        if (refused.length > 0) expectRefused(error, refused, started)
-        else if (error !== undefined) expectTyped(error)
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'spawn: refuses a spec the schema refuses, by field, before anything starts',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(spawnSpec, fc.boolean(), async (spec, portable) => {
+          const runtime = portable ? runtimes.portable : runtimes.native
+          const refused = refusedFields(spawnSpecSchema(), spec)
+          const before = processStarts()
+          let error: unknown
+          try {
+            const handle = runtime.spawn(spec as SubprocessSpawnSpec)
+            await handle.done.catch((e: unknown) => expectTyped(e))
+            await handle.waitForExit()
+          } catch (e) {
+            error = e
+          }
+          const started = startsSince(before)
+          expect(prototypeIsClean()).toBe(true)
+          if (refused.length > 0) expectRefused(error, refused, started)
+          else if (error !== undefined) expectTyped(error)
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
-  it('spawnTerminal: refuses a spec the schema refuses, by field, before any terminal starts', async () => {
-    await fc.assert(
-      fc.asyncProperty(terminalSpec, async (spec) => {
-        const refused = refusedFields(terminalSpecSchema(), spec)
-        const before = processStarts()
-        let error: unknown
-        try {
-          const terminal = await runtimes.native.spawnTerminal(spec as SubprocessTerminalSpawnSpec)
-          await terminal.done
-          await terminal.terminate()
-        } catch (e) {
-          error = e
-        }
-        const started = startsSince(before)
-        expect(prototypeIsClean()).toBe(true)
-        if (refused.length > 0) expectRefused(error, refused, started)
-        else if (error !== undefined) expectTyped(error)
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+  it(
+    'spawnTerminal: refuses a spec the schema refuses, by field, before any terminal starts',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(terminalSpec, async (spec) => {
+          const refused = refusedFields(terminalSpecSchema(), spec)
+          const before = processStarts()
+          let error: unknown
+          try {
+            const terminal = await runtimes.native.spawnTerminal(spec as SubprocessTerminalSpawnSpec)
+            await terminal.done
+            await terminal.terminate()
+          } catch (e) {
+            error = e
+          }
+          const started = startsSince(before)
+          expect(prototypeIsClean()).toBe(true)
+          if (refused.length > 0) expectRefused(error, refused, started)
+          else if (error !== undefined) expectTyped(error)
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
   it('the spy sees what a spawn and a terminal start', async () => {
     const before = processStarts()

@@ -24,6 +24,7 @@ import {
   oddValue,
   ownProtoKey,
   PROPERTY_RUNS,
+  PROPERTY_TIMEOUT_MS,
   PROTOTYPE_KEYS,
   prototypeIsClean,
 } from '../support/property/odd-values.js'
@@ -42,7 +43,7 @@ let tools: BashTools
 
 beforeAll(async () => {
   spyOnProcessStarts()
-  vi.stubEnv('CORDON_PRIVATE_DIR', `${root}-private`)
+  vi.stubEnv('CORDON_PRIVATE_DIR', scratchDir('cordon-tool-property-private'))
   sandbox = await LocalSandbox.create({ config: false })
   executor = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox, graceMs: 500 })
   tools = createBashTools({ executor, approval: refuseAll, workspaceRoot: root })
@@ -133,46 +134,54 @@ const REFUSED = new Set([
 ])
 
 describe('the model tools under odd arguments', () => {
-  it('bash: a result for every call, a refused field named, nothing started for a refused call', async () => {
-    await fc.assert(
-      fc.asyncProperty(bashArguments, async (args) => {
-        const { result, started } = await call(tools.bash, args)
-        const refused = refusedFields(BashArgumentsSchema, args)
-        if (refused.length > 0) {
+  it(
+    'bash: a result for every call, a refused field named, nothing started for a refused call',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(bashArguments, async (args) => {
+          const { result, started } = await call(tools.bash, args)
+          const refused = refusedFields(BashArgumentsSchema, args)
+          if (refused.length > 0) {
+            expect(result.code).toBe('INVALID_ARGUMENTS')
+            for (const name of refused) expect(result.content).toContain(name)
+          }
+          if (result.code !== undefined && REFUSED.has(result.code)) expect(started, result.content).toEqual([])
+          if (result.code === 'INVALID_ESCALATION')
+            expect(result.content).toMatch(/sandbox_permissions|additional_hosts|justification/)
+          if (result.code === 'INVALID_REQUEST') expect(result.content).toMatch(/command|workdir|timeout_ms/)
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
+
+  it(
+    'job_output, job_kill and sandbox_refusals: a result for every call, a refused field named, nothing started',
+    async () => {
+      const cases = fc.oneof(
+        jobArguments.map((args) => ({ tool: tools.jobOutput as ModelTool, schema: JobOutputArgumentsSchema, args })),
+        jobArguments.map((args) => ({ tool: tools.jobKill as ModelTool, schema: JobKillArgumentsSchema, args })),
+        refusalArguments.map((args) => ({
+          tool: tools.refusals as ModelTool,
+          schema: SandboxRefusalsArgumentsSchema,
+          args,
+        })),
+      )
+      await fc.assert(
+        fc.asyncProperty(cases, async ({ tool, schema, args }) => {
+          const { result, started } = await call(tool, args)
+          expect(started).toEqual([])
+          const refused = refusedFields(schema, args)
+          if (refused.length === 0) return
           expect(result.code).toBe('INVALID_ARGUMENTS')
           for (const name of refused) expect(result.content).toContain(name)
-        }
-        if (result.code !== undefined && REFUSED.has(result.code)) expect(started, result.content).toEqual([])
-        if (result.code === 'INVALID_ESCALATION')
-          expect(result.content).toMatch(/sandbox_permissions|additional_hosts|justification/)
-        if (result.code === 'INVALID_REQUEST') expect(result.content).toMatch(/command|workdir|timeout_ms/)
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
-
-  it('job_output, job_kill and sandbox_refusals: a result for every call, a refused field named, nothing started', async () => {
-    const cases = fc.oneof(
-      jobArguments.map((args) => ({ tool: tools.jobOutput as ModelTool, schema: JobOutputArgumentsSchema, args })),
-      jobArguments.map((args) => ({ tool: tools.jobKill as ModelTool, schema: JobKillArgumentsSchema, args })),
-      refusalArguments.map((args) => ({
-        tool: tools.refusals as ModelTool,
-        schema: SandboxRefusalsArgumentsSchema,
-        args,
-      })),
-    )
-    await fc.assert(
-      fc.asyncProperty(cases, async ({ tool, schema, args }) => {
-        const { result, started } = await call(tool, args)
-        expect(started).toEqual([])
-        const refused = refusedFields(schema, args)
-        if (refused.length === 0) return
-        expect(result.code).toBe('INVALID_ARGUMENTS')
-        for (const name of refused) expect(result.content).toContain(name)
-      }),
-      { numRuns: PROPERTY_RUNS },
-    )
-  })
+        }),
+        { numRuns: PROPERTY_RUNS },
+      )
+    },
+    PROPERTY_TIMEOUT_MS,
+  )
 
   it('the spy sees what a harmless call starts', async () => {
     const before = processStarts()

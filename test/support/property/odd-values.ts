@@ -8,6 +8,12 @@ import fc from 'fast-check'
 /** Inputs per property: 10,000 (CORDON_PROPERTY_RUNS sets another count, for a quick look while editing). */
 export const PROPERTY_RUNS = Number(process.env.CORDON_PROPERTY_RUNS ?? 10_000)
 
+/**
+ * A property's time limit: 10,000 inputs on a busy 2-core machine, beside the other files, may take
+ * longer than one ordinary test's minute (the whole suite's budget is three).
+ */
+export const PROPERTY_TIMEOUT_MS = 170_000
+
 /** A string long enough to find a quadratic step or an unbounded echo (64 KiB). */
 export const LONG_STRING = 'x'.repeat(64 * 1024)
 
