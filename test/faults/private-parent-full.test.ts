@@ -27,7 +27,10 @@ interface Attempt {
 /** Every confined way in, each writing its own marker in a fresh workspace, with `parent` as the private parent. */
 async function attempts(backend: SandboxBackendName, parent: string): Promise<Record<string, Attempt>> {
   const root = scratchDir(`cordon-faults-parent-${backend}`)
-  const sandbox = await LocalSandbox.create({ backends: [backend], env: { ...process.env, CORDON_PRIVATE_DIR: parent } })
+  const sandbox = await LocalSandbox.create({
+    backends: [backend],
+    env: { ...process.env, CORDON_PRIVATE_DIR: parent },
+  })
   const runtime = new LocalSubprocessRuntime()
   const executor = new LocalShellExecutor({
     cwd: root,
@@ -84,7 +87,11 @@ async function parentFor(ctx: SkippableContext, backend: SandboxBackendName, ful
     bytes: 1024 * 1024,
     inodes: 64,
   })
-  if (full) expect(fillUp(parent), 'the tmpfs is full to the last block and inode').toEqual({ blocks: 'ENOSPC', inodes: 'ENOSPC' })
+  if (full)
+    expect(fillUp(parent), 'the tmpfs is full to the last block and inode').toEqual({
+      blocks: 'ENOSPC',
+      inodes: 'ENOSPC',
+    })
   return parent
 }
 

@@ -37,7 +37,11 @@ export function smallTmpfs(ctx: SkippableContext, prefix: string, options: Tmpfs
   const refusal = tmpfsRefusal()
   if (refusal !== undefined) ctx.skip(refusal)
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)))
-  const opts = [`size=${options.bytes ?? 64 * 1024}`, 'mode=0700', ...(options.inodes ? [`nr_inodes=${options.inodes}`] : [])]
+  const opts = [
+    `size=${options.bytes ?? 64 * 1024}`,
+    'mode=0700',
+    ...(options.inodes ? [`nr_inodes=${options.inodes}`] : []),
+  ]
   const made = spawnSync('mount', ['-t', 'tmpfs', '-o', opts.join(','), 'tmpfs', dir], { encoding: 'utf8' })
   if (made.status !== 0) {
     fs.rmdirSync(dir)

@@ -33,10 +33,16 @@ async function executorFor(
   ctx: SkippableContext,
   where: Where,
   options: { spillDir?: string; env?: NodeJS.ProcessEnv },
-): Promise<{ executor: LocalShellExecutor; run: () => ReturnType<LocalShellExecutor['run']>; dispose(): Promise<void> }> {
+): Promise<{
+  executor: LocalShellExecutor
+  run: () => ReturnType<LocalShellExecutor['run']>
+  dispose(): Promise<void>
+}> {
   if (where !== 'unconfined') await needBackend(ctx, where)
   const sandbox =
-    where === 'unconfined' ? undefined : await LocalSandbox.create({ backends: [where], env: options.env ?? process.env })
+    where === 'unconfined'
+      ? undefined
+      : await LocalSandbox.create({ backends: [where], env: options.env ?? process.env })
   const runtime = new LocalSubprocessRuntime()
   const executor = new LocalShellExecutor({
     cwd: root,
@@ -105,8 +111,8 @@ for (const where of PLACES) {
       const x = await executorFor(ctx, where, { spillDir })
       try {
         expectTailWithoutSpill(await x.run())
-        expect(await jobRead(x.executor)).toMatch(
-          new RegExp(`\\n${LINES}\\n\\n${escape(JOB_UNAVAILABLE)}\\n\\[status: completed, exit code: 0\\]$`),
+        expect(await jobRead(x.executor)).toContain(
+          `\n${LINES}\n\n${JOB_UNAVAILABLE}\n[status: completed, exit code: 0]`,
         )
       } finally {
         await x.dispose()
@@ -160,9 +166,4 @@ for (const backend of TEST_BACKENDS) {
       }
     })
   })
-}
-
-/** `text` as a literal inside a RegExp. */
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
