@@ -31,7 +31,9 @@ describe('withPrivateDirs', () => {
     expect(isSandboxUnavailableError(error)).toBe(true)
     const refusal = error as SandboxUnavailableError
     expect(refusal.mode).toBe('workspace-write')
-    expect(refusal.reason).toBe("cordon cannot make its private directories (cordon's private directory /p/sessions ENOSPC)")
+    expect(refusal.reason).toBe(
+      "cordon cannot make its private directories (cordon's private directory /p/sessions ENOSPC)",
+    )
     expect(refusal.remedy).toBe(REMEDY_PRIVATE_DIR)
     expect(refusal.cause).toBe(cause)
     expect(refusal.message).toContain('refusing to run the command unconfined')
