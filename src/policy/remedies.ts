@@ -101,3 +101,6 @@ export const REMEDY_CONFIG_LAYERS =
 /** A project config changed wider since cordon last loaded it (a run may have changed it). */
 export const REMEDY_CONFIG_CHANGED =
   'If you made this change, accept it once with --accept-config (API: acceptChanged: true), which records the file as it is now; otherwise restore the file.'
+
+/** cordon cannot make its private directories (a full disk, a read-only or refused parent): nothing ran. */
+export const REMEDY_PRIVATE_DIR = `Nothing was run. Free space where cordon keeps its private directories, or point CORDON_PRIVATE_DIR at a directory of yours (mode 0700) with room, ${LAST_RESORT}.`

@@ -22,6 +22,7 @@ import {
 import { removeTree } from '../subprocess/private-dirs/remove-tree.js'
 import { detachTemp, resizeTemp, tempMountRefusal } from '../subprocess/private-dirs/temp-mount.js'
 import { effectiveLimits, hostBounds } from './confinement/bounds.js'
+import { withPrivateDirs } from './confinement/private-dirs.js'
 import type { HandedRuleset } from '../subprocess/types.js'
 import { backendOf, type BackendPlan } from './backend.js'
 import type { ShieldFacts } from './confinement/account.js'
@@ -111,8 +112,9 @@ export class SandboxSession {
   request(policy: SandboxPolicy & { sessionId?: string | undefined }): SessionRequest {
     const runAs = runAsFor(policy, process.getuid?.())
     const owner = runAs && { uid: runAs.uid, gid: runAs.gid, home: runAs.home }
-    const session = this.dirsFor(policy.sessionId, owner, effectiveLimits(policy.limits, hostBounds()).tempBytes)
-    const caches = this.cachesFor(policy, session, owner)
+    const tempBytes = effectiveLimits(policy.limits, hostBounds()).tempBytes
+    const session = withPrivateDirs(policy.mode, () => this.dirsFor(policy.sessionId, owner, tempBytes))
+    const caches = withPrivateDirs(policy.mode, () => this.cachesFor(policy, session, owner))
     const grants = grantsFor(policy, { tempDir: session.tmp, readable: [session.spill], caches: caches.dirs })
     checkRoots(policy, grants, [runAs?.home, passwdHome()])
     // <parent>/sessions/<session>: the parent in use, besides every candidate.

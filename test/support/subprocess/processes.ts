@@ -1,6 +1,6 @@
 // Helpers for tests that watch real processes: liveness read from /proc (PID 1 here reaps
 // orphans late, so a zombie counts as gone), and bounded waits.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** Whether `pid` is a running (non-zombie) process. */
 export function alive(pid: number): boolean {
@@ -29,4 +29,43 @@ export function pidsIn(text: string): number[] {
     .split(/\s+/)
     .filter((t) => /^\d+$/.test(t))
     .map(Number)
+}
+
+/** The live processes whose initial environment holds `entry` (`NAME=value`): a command's marked descendants, in the host's pids. */
+export function processesMarked(entry: string): number[] {
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    const pid = Number(name)
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry) && alive(pid)) found.push(pid)
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found
+}
+
+/** Every live descendant of `root` (by parent pid, as /proc shows them now). */
+export function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = []
+  const queue = [root]
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      out.push(child)
+      queue.push(child)
+    }
+  }
+  return out.filter(alive)
 }
