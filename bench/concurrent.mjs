@@ -1,7 +1,7 @@
 /**
  * 200 concurrent runs (issue 28): a batch of CONC_RUNS runs of `bash -c true` started at once,
  * timed from the first start to the last end. Peers, one batch each in turn with the order
- * rotated each iteration, 3 rounds (1 warm-up + 3 measured batches per peer per round):
+ * rotated each iteration, 3 rounds (1 warm-up + 2 measured batches per peer per round):
  *
  *   node.bash              child_process.spawn('bash', ['-c', 'true']) ×200, pipes resumed,
  *                          until every 'close': the peer of the first ratios
@@ -10,15 +10,20 @@
  *   executor.ww.bwrap      the same in workspace-write on bubblewrap (the plan's resident instance)
  *   bwrap.bare             child_process.spawn of `bwrap --ro-bind / / --dev /dev --proc /proc
  *                          --die-with-parent -- bash -c true` ×200 (a row that cannot run says why)
+ *
+ * Then, apart (its batch is ~10× the others', so it gets fewer), executor.ww.bwrap against:
+ *
  *   sandbox-runtime.ww     Anthropic's sandbox-runtime through its library: wrapWithSandbox and a
  *                          shell spawn of the result ×200 (bench/npm-cache.mjs installs it into
- *                          ~/.cache/cordon-bench; a row that cannot run says why)
+ *                          ~/.cache/cordon-bench; a row that cannot run says why), 3 rounds of one
+ *                          batch each
  *
  * No goal: the ratios say what concurrency costs each path against the same batch of Node's own
  * spawns and of the bwrap peers, on this 2-core host.
  *
- *   node --expose-gc bench/concurrent.mjs   (CONC_RUNS, CONC_WARMUP, CONC_ITERS, CONC_ROUNDS
- *                                           override; CONC_SKIP_SRT=1 skips sandbox-runtime)
+ *   node --expose-gc bench/concurrent.mjs   (CONC_RUNS, CONC_WARMUP, CONC_ITERS, CONC_ROUNDS,
+ *                                           CONC_SRT_ITERS override; CONC_SKIP_SRT=1 skips
+ *                                           sandbox-runtime)
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
@@ -45,7 +50,8 @@ const { LocalSandbox, LocalShellExecutor, LocalSubprocessRuntime } = await dist(
 
 const RUNS = Number(process.env.CONC_RUNS ?? 200)
 const WARMUP = Number(process.env.CONC_WARMUP ?? 1)
-const ITERS = Number(process.env.CONC_ITERS ?? 3)
+const ITERS = Number(process.env.CONC_ITERS ?? 2)
+const SRT_ITERS = Number(process.env.CONC_SRT_ITERS ?? 1)
 const ROUNDS = Number(process.env.CONC_ROUNDS ?? 3)
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-conc-')))
 
@@ -99,14 +105,21 @@ const peers = {
   'executor.ro.landlock': () => batch(() => executorRun(roExecutor, 'executor.ro.landlock')),
   'executor.ww.bwrap': () => batch(() => executorRun(wwExecutor, 'executor.ww.bwrap')),
   ...(bareWhy ? {} : { 'bwrap.bare': () => batch(() => timeNodeSpawn('bwrap', bareArgs, { cwd: workspace })) }),
-  ...(typeof srt === 'string'
-    ? {}
-    : { 'sandbox-runtime.ww': () => batch(() => timeSandboxRuntime(srt, 'bash -c true', workspace)) }),
 }
 
 gc()
 const started = Date.now()
 const res = await measureRounds(peers, { rounds: ROUNDS, warmup: WARMUP, iterations: ITERS, between: gc })
+const srtRes =
+  typeof srt === 'string'
+    ? undefined
+    : await measureRounds(
+        {
+          'executor.ww.bwrap': peers['executor.ww.bwrap'],
+          'sandbox-runtime.ww': () => batch(() => timeSandboxRuntime(srt, 'bash -c true', workspace)),
+        },
+        { rounds: ROUNDS, warmup: 0, iterations: SRT_ITERS, between: gc },
+      )
 const seconds = (Date.now() - started) / 1000
 await roExecutor.dispose()
 await wwExecutor.dispose()
@@ -121,11 +134,15 @@ console.log(
 )
 noiseNote(ROUNDS)
 printRounds(res, 'node.bash')
-console.log(
-  `per run in a batch (median batch / ${RUNS}): ${res.names.map((n) => `${n} ${(res.median(n) / RUNS / 1000).toFixed(2)} ms`).join(', ')}`,
-)
+const perRun = (r) => r.names.map((n) => `${n} ${(r.median(n) / RUNS / 1000).toFixed(2)} ms`).join(', ')
+console.log(`per run in a batch (median batch / ${RUNS}): ${perRun(res)}`)
+if (srtRes) {
+  console.log(`\nsandbox-runtime, apart: ${ROUNDS} rounds × ${SRT_ITERS} batch(es) per peer, interleaved`)
+  printRounds(srtRes, 'sandbox-runtime.ww')
+  console.log(`per run in a batch: ${perRun(srtRes)}`)
+}
 console.log()
-const line = (name, a, b, why) => (why ? skipLine(name, why) : ratioLine(name, res.ratio(a, b)))
+const line = (name, a, b, why, from = res) => (why ? skipLine(name, why) : ratioLine(name, from.ratio(a, b)))
 line(`concurrent${RUNS}_ro_landlock_vs_node`, 'executor.ro.landlock', 'node.bash')
 line(`concurrent${RUNS}_ww_bwrap_vs_node`, 'executor.ww.bwrap', 'node.bash')
 line(`concurrent${RUNS}_ro_landlock_vs_bare_bwrap`, 'executor.ro.landlock', 'bwrap.bare', bareWhy)
@@ -135,4 +152,5 @@ line(
   'executor.ww.bwrap',
   'sandbox-runtime.ww',
   typeof srt === 'string' ? `sandbox-runtime ${SRT_VERSION}: ${srt}` : undefined,
+  srtRes,
 )
