@@ -12,6 +12,7 @@
  *                         backend, the probe verdict cached): a process per command, as codex's
  *   executor.ro.landlock  executor.run(executor.resolve({ command: 'true' })) in this process,
  *                         read-only on Landlock: what a harness using the library pays per command
+ *   node -e 0             Node's own start-up: the floor of cordon.run and of codex.sandbox
  *
  * Codex gets a CODEX_HOME and a TMPDIR of its own in the cache (it refuses a home under /tmp), so
  * neither the user's ~/.codex nor /tmp is written; the empty /tmp/codex-daemon-<uid> it makes
@@ -115,6 +116,7 @@ const executor = new LocalShellExecutor({
 })
 
 const peers = {
+  'node -e 0': () => timeNodeSpawn(process.execPath, ['-e', '0'], { cwd: workspace }),
   'cordon.run': () => timeNodeSpawn(process.execPath, [cli, 'run', '--', 'true'], { cwd: workspace }),
   'executor.ro.landlock': () => timeExecutorRun(executor, 'executor.ro.landlock'),
   ...(why
@@ -146,3 +148,4 @@ const line = (name, a, b) => (why ? skipLine(name, why) : ratioLine(name, res.ra
 line('codex_cordon_run_ro_vs_codex_sandbox', 'cordon.run', 'codex.sandbox')
 line('codex_cordon_run_ro_vs_codex_native', 'cordon.run', 'codex.native')
 line('codex_executor_ro_vs_codex_native', 'executor.ro.landlock', 'codex.native')
+line('codex_native_vs_node_start', 'codex.native', 'node -e 0')
