@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // Tags each run's scratch dirs and fails the run when one is left in the temp dir.
+    globalSetup: ['test/support/scratch-guard.ts'],
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'native', include: ['test/**/*.test.ts'] } },

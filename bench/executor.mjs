@@ -33,6 +33,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  skipLine,
   requireUsable,
   timeExecutorRun,
   timeNodeSpawn,
@@ -110,4 +111,6 @@ console.log(
 )
 goalLine('executor_ro_landlock_vs_node_bash', res.ratio('executor.ro.landlock', 'node.bash'), '<=', 1.2)
 if (bwrapUsable) ratioLine('executor_ww_bwrap_vs_node_bash', res.ratio('executor.ww.bwrap', 'node.bash'))
+else
+  skipLine('executor_ww_bwrap_vs_node_bash', `bubblewrap unusable: ${bwrap.capabilities.backends.bubblewrap?.reason}`)
 goalLine('executor_ro_landlock_vs_floor', res.ratio('executor.ro.landlock', 'floor.ro.landlock'), '<=', 1.15)

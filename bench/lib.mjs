@@ -79,6 +79,14 @@ export function ratioLine(name, value) {
   console.log(`RATIO ${name} ${Number.isFinite(value) ? value.toFixed(3) : 'NaN'}`)
 }
 
+/**
+ * The grep-able line of a row this run could not fill, saying why (the table shows the reason in
+ * its place): `SKIP <name> <why>`.
+ */
+export function skipLine(name, why) {
+  console.log(`SKIP ${name} ${String(why).replace(/\s+/g, ' ').trim()}`)
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 /** Collects a GC if the process runs with --expose-gc. */

@@ -1,6 +1,6 @@
 /**
- * bench/RESULTS.md: the latest table of `npm run bench` (every GOAL and RATIO line each benchmark
- * printed), with its date and machine. run-all replaces the table between the two markers and keeps
+ * bench/RESULTS.md: the latest table of `npm run bench` (every GOAL, RATIO and SKIP line each
+ * benchmark printed), with its date and machine. run-all replaces the table between the two markers and keeps
  * the text around it (what a figure means, what was tried), so the notes survive every run.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -25,12 +25,17 @@ export function machineFacts() {
   }
 }
 
-/** `GOAL name value op limit PASS|MISS` or `RATIO name value` as a row; undefined for any other line. */
+/**
+ * `GOAL name value op limit PASS|MISS`, `RATIO name value` or `SKIP name why` as a row; undefined
+ * for any other line.
+ */
 export function parseLine(line) {
   const goal = /^GOAL (\S+) (\S+) (<=|>=) (\S+) (PASS|MISS)$/.exec(line)
   if (goal) return { name: goal[1], value: goal[2], goal: `${goal[3]} ${goal[4]}`, verdict: goal[5] }
   const ratio = /^RATIO (\S+) (\S+)$/.exec(line)
   if (ratio) return { name: ratio[1], value: ratio[2], goal: '', verdict: '' }
+  const skip = /^SKIP (\S+) (.+)$/.exec(line)
+  if (skip) return { name: skip[1], value: `(not measured: ${skip[2]})`, goal: '', verdict: '' }
   return undefined
 }
 
@@ -44,8 +49,8 @@ export function markdownTable(header, rows) {
 }
 
 /**
- * The block run-all writes: date, machine, load, then one row per GOAL/RATIO line in the order the
- * benchmarks printed them, and a row for a benchmark that failed.
+ * The block run-all writes: date, machine, load, then one row per GOAL/RATIO/SKIP line in the order
+ * the benchmarks printed them, and a row for a benchmark that failed.
  *   run: { date: Date, machine: machineFacts(), seconds, loadStart, loadEnd,
  *          results: [{ name, code, signal, lines }] }
  */

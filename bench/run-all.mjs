@@ -1,11 +1,12 @@
 /**
  * Runs every benchmark in sequence, each in its own `node --expose-gc` process, echoes their
- * tables and prints all `GOAL <name> <value> <op> <limit> PASS|MISS` and `RATIO <name> <value>`
- * lines together at the end. A MISS is reported, not a failure: the exit status is non-zero only
- * when a benchmark itself failed (goals live here, never in tests).
+ * tables and prints all `GOAL <name> <value> <op> <limit> PASS|MISS`, `RATIO <name> <value>` and
+ * `SKIP <name> <why>` (a row this host could not fill) lines together at the end. A MISS is
+ * reported, not a failure: the exit status is non-zero only when a benchmark itself failed (goals
+ * live here, never in tests).
  *
- * A run of every benchmark then writes those lines as a table, with the date and the machine, into
- * bench/RESULTS.md (bench/results.mjs), replacing the previous table and keeping the notes around it.
+ * A run of every benchmark then writes those lines as one table, with the date and the machine,
+ * into bench/RESULTS.md (bench/results.mjs), replacing the previous table and keeping the notes around it.
  * A run of some benchmarks writes nothing unless --results=FILE names where: a partial table must
  * not replace the whole one.
  *
@@ -34,8 +35,11 @@ const BENCHES = [
   'throughput',
   'terminate',
   'env-scrub',
+  'terminal',
   'terminal-confined',
   'network',
+  'concurrent',
+  'codex',
 ]
 const args = process.argv.slice(2)
 const forceBuild = args.includes('--build')
@@ -70,7 +74,7 @@ function run(name) {
     const lines = []
     createInterface({ input: child.stdout }).on('line', (line) => {
       console.log(line)
-      if (line.startsWith('RATIO ') || line.startsWith('GOAL ')) lines.push(line)
+      if (/^(RATIO|GOAL|SKIP) /.test(line)) lines.push(line)
     })
     child.once('close', (code, signal) => resolve({ name, code, signal, lines }))
   })

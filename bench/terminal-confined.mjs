@@ -42,6 +42,7 @@ import {
   printRounds,
   ratioLine,
   requireBuilt,
+  skipLine,
   root,
   usSince,
 } from './lib.mjs'
@@ -123,3 +124,8 @@ console.log()
 console.log('goal (issue 13): cordon.landlock ≤ 1.3× node-pty')
 goalLine('terminal_confined_landlock_vs_nodepty', res.ratio('cordon.landlock', 'node-pty'), '<=', 1.3)
 if (bwrapUsable) ratioLine('terminal_confined_bwrap_vs_nodepty', res.ratio('cordon.bwrap', 'node-pty'))
+else
+  skipLine(
+    'terminal_confined_bwrap_vs_nodepty',
+    `bubblewrap unusable: ${bwrap.capabilities.backends.bubblewrap?.reason}`,
+  )

@@ -26,11 +26,10 @@
  *   node --expose-gc bench/workspace-write.mjs      (WW_WARMUP, WW_ITERS, WW_ROUNDS override;
  *                                                   WW_SKIP_SRT=1 skips sandbox-runtime)
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import {
   dist,
   gc,
@@ -42,10 +41,12 @@ import {
   ratioLine,
   requireBuilt,
   requireUsable,
+  skipLine,
   timeExecutorRun,
   timeNodeSpawn,
   usSince,
 } from './lib.mjs'
+import { SRT_VERSION, sandboxRuntime, timeSandboxRuntime } from './npm-cache.mjs'
 
 requireBuilt()
 const { LocalSandbox, LocalShellExecutor, LocalSubprocessRuntime } = await dist('index.js')
@@ -53,9 +54,6 @@ const { LocalSandbox, LocalShellExecutor, LocalSubprocessRuntime } = await dist(
 const WARMUP = Number(process.env.WW_WARMUP ?? 20)
 const ITERS = Number(process.env.WW_ITERS ?? 100)
 const ROUNDS = Number(process.env.WW_ROUNDS ?? 3)
-/** The last sandbox-runtime whose engines accept Node 20 (later ones ask for Node ≥ 22.12). */
-const SRT_VERSION = '0.0.78'
-const SRT_DIR = join(homedir(), '.cache', 'cordon-bench', `sandbox-runtime-${SRT_VERSION}`)
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-bench-ww-')))
 const rt = new LocalSubprocessRuntime()
@@ -80,51 +78,11 @@ const executors = {
 
 const run = (name) => timeExecutorRun(executors[name], name)
 
-/** sandbox-runtime's manager, installed into the cache dir when missing; a string says why not. */
-async function sandboxRuntime() {
-  for (const tool of ['socat', 'bwrap']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`
-  }
-  const entry = join(SRT_DIR, 'node_modules', '@anthropic-ai', 'sandbox-runtime', 'dist', 'index.js')
-  if (!existsSync(entry)) {
-    mkdirSync(SRT_DIR, { recursive: true })
-    const npm = spawnSync(
-      'npm',
-      ['install', '--prefix', SRT_DIR, '--no-audit', '--no-fund', `@anthropic-ai/sandbox-runtime@${SRT_VERSION}`],
-      { encoding: 'utf8', timeout: 180_000 },
-    )
-    if (npm.status !== 0 || !existsSync(entry))
-      return `npm could not install it: ${(npm.stderr ?? '').trim().split('\n').pop()}`
-  }
-  const { SandboxManager } = await import(pathToFileURL(entry).href)
-  try {
-    await SandboxManager.initialize({
-      network: { allowedDomains: [], deniedDomains: [] },
-      filesystem: { denyRead: [], allowWrite: [workspace], denyWrite: [] },
-    })
-  } catch (error) {
-    return `its initialize failed: ${error instanceof Error ? error.message : String(error)}`
-  }
-  return SandboxManager
-}
-
-const srt = process.env.WW_SKIP_SRT ? 'skipped (WW_SKIP_SRT)' : await sandboxRuntime()
+const srt = process.env.WW_SKIP_SRT ? 'skipped (WW_SKIP_SRT)' : await sandboxRuntime(workspace)
 if (typeof srt === 'string') console.log(`bench/workspace-write: sandbox-runtime ${SRT_VERSION} row skipped: ${srt}`)
 
-async function timeSandboxRuntime() {
-  const t0 = now()
-  const command = await srt.wrapWithSandbox('bash -c true')
-  await new Promise((resolve, reject) => {
-    const c = spawn(command, { shell: true, cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'] })
-    for (const s of [c.stdout, c.stderr]) s.resume()
-    c.once('error', reject)
-    c.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`sandbox-runtime: exit ${code}`))))
-  })
-  return usSince(t0)
-}
-
 const peers = Object.fromEntries(Object.keys(executors).map((name) => [name, () => run(name)]))
-if (typeof srt !== 'string') peers['sandbox-runtime.ww'] = timeSandboxRuntime
+if (typeof srt !== 'string') peers['sandbox-runtime.ww'] = () => timeSandboxRuntime(srt, 'bash -c true', workspace)
 
 gc()
 let started = Date.now()
@@ -205,6 +163,7 @@ ratioLine('ww_per_run_vs_ro_landlock', res.ratio('executor.ww.per-run', 'executo
 ratioLine('ww_resident_vs_per_run', res.ratio('executor.ww.resident', 'executor.ww.per-run'))
 if (typeof srt !== 'string')
   ratioLine('ww_resident_vs_sandbox_runtime', res.ratio('executor.ww.resident', 'sandbox-runtime.ww'))
+else skipLine('ww_resident_vs_sandbox_runtime', `sandbox-runtime ${SRT_VERSION}: ${srt}`)
 ratioLine('cold_resident_vs_per_run', cold.ratio('cold.ww.resident', 'cold.ww.per-run'))
 goalLine('public_ro_vs_node_quiet', quiet.ratio('public.ro.landlock', 'node.bash'), '<=', 0.75)
 goalLine('public_ro_vs_node_busy_core', busy.ratio('public.ro.landlock', 'node.bash'), '<=', 0.9)

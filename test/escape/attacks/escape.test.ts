@@ -5,15 +5,15 @@
 // A confined attack asserts that nothing outside the grant changed (files, host IPC objects,
 // keyrings, terminals, host processes), nothing reached the host's listeners, the host's helper
 // survived, and the attack itself saw no success (no BREACH line).
-import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { BackendCapability, SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { backendStatus, gateFor, TEST_BACKENDS } from '../../support/sandbox/backends.js'
 import type { Attack, AttackMode, AttackUser } from './attack.js'
 import { ATTACKS } from './catalogue.js'
 import { type AttackOutcome, breached } from './harness.js'
-import { baseFor, NOBODY, REPO, runScriptAs, USERS } from '../host/run-as.js'
+import { NOBODY, REPO, runScriptAs, USERS } from '../host/run-as.js'
+import { scratchDirAs } from '../../support/scratch.js'
 
 interface RunnerReport {
   uid: number
@@ -22,15 +22,10 @@ interface RunnerReport {
 }
 
 const RUNNER = path.join(REPO, 'test/fixtures/escape-runner.ts')
-const bases: string[] = []
-afterAll(() => {
-  for (const base of bases.splice(0)) fs.rmSync(base, { recursive: true, force: true })
-})
 
 /** Starts the runner for `which` (a backend, or `control`) as `user`; its report once it is done. */
 async function runRunner(which: SandboxBackendName | 'control', user: AttackUser): Promise<RunnerReport> {
-  const base = baseFor(user, `cordon-escape-${which}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-escape-${which}`)
   const r = await runScriptAs(user, RUNNER, [which, base])
   if (r.code !== 0) throw new Error(`escape runner ${which} as ${user} exited ${r.code ?? r.signal}: ${r.stderr}`)
   return JSON.parse(r.stdout) as RunnerReport

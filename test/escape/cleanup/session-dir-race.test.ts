@@ -8,12 +8,12 @@
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { removeTree, removeTreeSync } from '../../../src/subprocess/private-dirs/remove-tree.js'
 import { needBackend, TEST_BACKENDS } from '../../support/sandbox/backends.js'
-import { scratchDir } from '../../support/scratch.js'
+import { scratchDir, scratchDirAs } from '../../support/scratch.js'
 import { linkSwapRacer, racing, victimDir } from './swap-racer.js'
-import { baseFor, REPO, runScriptAs, USERS } from '../host/run-as.js'
+import { REPO, runScriptAs, USERS } from '../host/run-as.js'
 
 const HOST = path.join(REPO, 'test/escape/cleanup/session-dir-race-host.ts')
 
@@ -23,17 +23,11 @@ const CONFINED_ROUNDS = 25
 
 const RACER = linkSwapRacer(FILES)
 
-const bases: string[] = []
-afterAll(() => {
-  for (const b of bases.splice(0)) fs.rmSync(b, { recursive: true, force: true })
-})
-
 const victim = (base: string) => victimDir(base, FILES)
 
 describe('the session temp dir is removed without following a link a running command swaps in', () => {
   it('removeTreeSync and removeTree against the same racer delete no host file', async () => {
     const base = scratchDir('cordon-rmrace-helper')
-    bases.push(base)
     let lost = 0
     for (let round = 0; round < CONFINED_ROUNDS * 2; round++) {
       const v = victim(base)
@@ -53,7 +47,6 @@ describe('the session temp dir is removed without following a link a running com
 
   it('removeTreeSync removes files, nested dirs, links, fifos and sockets, and nothing a link points to', () => {
     const base = scratchDir('cordon-rmtree')
-    bases.push(base)
     const v = victim(base)
     const tree = path.join(base, 'tree')
     fs.mkdirSync(path.join(tree, 'a/b/c'), { recursive: true })
@@ -82,16 +75,14 @@ describe('the session temp dir is removed without following a link a running com
           return JSON.parse(r.stdout.trim().split('\n').pop() as string) as { rounds: number; hits: number }
         })
       it(`control: fs.rm run by ${user} against the racer deletes its host files`, async () => {
-        const base = baseFor(user, 'cordon-rmrace-control')
-        bases.push(base)
+        const base = scratchDirAs(user, 'cordon-rmrace-control')
         const r = await host({ how: 'fs-rm', base, rounds: CONTROL_ROUNDS })
         expect(r.hits, `no host file lost in ${r.rounds} rounds`).toBe(1)
       }, 180_000)
       for (const backend of TEST_BACKENDS)
         it(`${backend}: dispose by ${user} during a confined racer deletes no host file (${CONFINED_ROUNDS} rounds)`, async (ctx) => {
           await needBackend(ctx, backend)
-          const base = baseFor(user, `cordon-rmrace-${backend}`)
-          bases.push(base)
+          const base = scratchDirAs(user, `cordon-rmrace-${backend}`)
           expect(await host({ how: 'dispose', backend, base, rounds: CONFINED_ROUNDS })).toEqual({
             rounds: CONFINED_ROUNDS,
             hits: 0,

@@ -15,10 +15,10 @@ import { loadNative } from '../../../src/subprocess/native.js'
 import { LocalSubprocessRuntime } from '../../../src/subprocess/runtime.js'
 import type { SubprocessTerminalHandle, SubprocessTerminalSpawnSpec } from '../../../src/subprocess/types.js'
 import { describeWithBackend, needBackend, TEST_BACKENDS } from '../../support/sandbox/backends.js'
-import { scratchDir } from '../../support/scratch.js'
+import { scratchDir, scratchDirAs } from '../../support/scratch.js'
 import { describeConfinedTerminals, Screen } from '../../support/subprocess/terminal.js'
 import { PYTHON } from '../host/host-objects.js'
-import { baseFor, NOBODY, REPO } from '../host/run-as.js'
+import { NOBODY, REPO } from '../host/run-as.js'
 import {
   cli,
   type Installed,
@@ -192,7 +192,7 @@ describe('A: confined terminals and host descriptors', async () => {
         for (const mode of CONFINED)
           it(`${backend}, ${user}, ${mode}: the program holds no host fd (control: a danger-full-access terminal does)`, async (ctx) => {
             await needBackend(ctx, backend)
-            const base = baseFor(user, 'cordon-hostfds-cli')
+            const base = scratchDirAs(user, 'cordon-hostfds-cli')
             // The workspace is not the home directory (cordon refuses that as a writable root).
             const root = join(base, 'project')
             mkdirSync(root)

@@ -8,12 +8,13 @@
 // Controls: the same attacks through Node's own spawn with the same stdout succeed.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { backendStatus, gateFor, TEST_BACKENDS } from '../../support/sandbox/backends.js'
+import { scratchDirAs } from '../../support/scratch.js'
 import { type AttackMode, type AttackUser, BOTH } from '../attacks/attack.js'
 import { PYTHON } from '../host/host-objects.js'
-import { baseFor, NOBODY, runScenario, USERS } from '../host/run-as.js'
+import { NOBODY, runScenario, USERS } from '../host/run-as.js'
 import { type InheritedCase, type InheritedOutcome, TERMINAL_ATTACKS } from './inherited-scenario.js'
 
 /** Owns a raw session-less pty, runs argv[1:] with it as stdout, then prints what was queued as input. */
@@ -31,11 +32,6 @@ except BlockingIOError:
 print(json.dumps({"queued": queued.decode(errors="replace"), "code": p.returncode, "stderr": p.stderr.decode(errors="replace")}))
 `
 
-const bases: string[] = []
-afterAll(() => {
-  for (const base of bases.splice(0)) fs.rmSync(base, { recursive: true, force: true })
-})
-
 const gates = new Map<SandboxBackendName, ReturnType<typeof gateFor>>()
 const reasons = new Map<SandboxBackendName, string>()
 for (const backend of TEST_BACKENDS) {
@@ -46,8 +42,7 @@ for (const backend of TEST_BACKENDS) {
 
 /** The cases of one user (every usable backend under both modes, then the control) in a base they own. */
 function casesFor(user: AttackUser, label: string): { base: string; cases: Array<InheritedCase & { key: string }> } {
-  const base = baseFor(user, `cordon-inherited-${label}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-inherited-${label}`)
   const root = path.join(base, 'root')
   fs.mkdirSync(root)
   if (user === 'nobody') fs.chownSync(root, NOBODY, NOBODY)

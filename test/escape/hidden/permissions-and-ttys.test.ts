@@ -8,27 +8,23 @@
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it, type TestContext } from 'vitest'
+import { describe, expect, it, type TestContext } from 'vitest'
 import { LocalSandbox } from '../../../src/sandbox/local-sandbox.js'
 import { needBackend } from '../../support/sandbox/backends.js'
+import { scratchDirAs } from '../../support/scratch.js'
 import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, NOBODY, nodeArgvAs, REPO, runScriptAs } from '../host/run-as.js'
+import { NOBODY, nodeArgvAs, REPO, runScriptAs } from '../host/run-as.js'
 
 const HOSTS = path.join(REPO, 'test/escape/hidden/permissions-hosts.ts')
 const CLI = path.join(REPO, 'bin/cordon.js')
 const SECRET = 'TOPSECRET-hidden'
-const bases: string[] = []
-afterAll(() => {
-  for (const b of bases.splice(0)) fs.rmSync(b, { recursive: true, force: true })
-})
 
 const asUser = (user: AttackUser, argv: string[]) =>
   user === 'root' ? argv : ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...argv]
 
 /** A base owned by `user` with a workspace, and a root-owned secret file (mode 0600) in a dir of its own. */
 function layout(user: AttackUser, label: string) {
-  const base = baseFor(user, `cordon-hiddenperm-${label}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-hiddenperm-${label}`)
   fs.chmodSync(base, 0o755)
   const root = path.join(base, 'ws')
   fs.mkdirSync(root)
@@ -225,8 +221,7 @@ function stealThrough(user: AttackUser, backend: string, root: string): string {
 describe('a host terminal inherited as a write-only stdout', () => {
   // As root only: as uid 65534 the control's TIOCSCTTY is refused here (EPERM) already.
   for (const user of ['root'] as const) {
-    const base = baseFor(user, 'cordon-hiddenperm-tty')
-    bases.push(base)
+    const base = scratchDirAs(user, 'cordon-hiddenperm-tty')
     it(`control: unconfined as ${user}, TIOCSCTTY then /dev/tty reads what is typed`, () => {
       expect(stealThrough(user, 'none', base)).toContain(`GOT:${TYPED_HEX}`)
     }, 100_000)
@@ -245,8 +240,7 @@ describe('the hand-written policy check', () => {
   it('a getter that answers read-only to the check and danger-full-access afterwards never runs unconfined (control: the plain value is unconfined)', async (ctx) => {
     await needBackend(ctx, 'bubblewrap')
     const sandbox = await LocalSandbox.create({ backends: ['bubblewrap'] })
-    const root = baseFor('root', 'cordon-hiddenperm-getter')
-    bases.push(root)
+    const root = scratchDirAs('root', 'cordon-hiddenperm-getter')
     const spec = {
       argv: ['/bin/true'],
       cwd: root,

@@ -4,14 +4,14 @@
 // cordon the effect must not be seen — unless the plan was refused, or the run's account says the
 // class is not governed (a `partial` run that owns up to it, as Landlock does for protected paths
 // inside a writable root). A confined effect under an account that claims the class is a break.
-import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { backendStatus, gateFor, TEST_BACKENDS } from '../../support/sandbox/backends.js'
 import type { AttackUser } from '../attacks/attack.js'
 import { ownerWithHome, type RedteamMode, type RedteamOutcome } from './scenarios.js'
-import { baseFor, NOBODY, REPO, runScriptAs, USERS } from '../host/run-as.js'
+import { NOBODY, REPO, runScriptAs, USERS } from '../host/run-as.js'
+import { scratchDirAs } from '../../support/scratch.js'
 
 const RUNNER = path.join(REPO, 'test/escape/hidden/scenario-runner.ts')
 
@@ -34,14 +34,8 @@ interface Report {
   outcomes: RedteamOutcome[]
 }
 
-const bases: string[] = []
-afterAll(() => {
-  for (const base of bases.splice(0)) fs.rmSync(base, { recursive: true, force: true })
-})
-
 async function runRunner(backend: SandboxBackendName, user: AttackUser, which: 'all' | 'owner-home'): Promise<Report> {
-  const base = baseFor(user, `cordon-redteam-${backend}-${which}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-redteam-${backend}-${which}`)
   // owner-home binds a scratch dir over the owner's home: only inside a mount namespace of its own
   const prefix = which === 'owner-home' ? ['unshare', '--mount', '--propagation', 'private', '--'] : []
   const r = await runScriptAs(user, RUNNER, [backend, base, which], { prefix, timeoutMs: 540_000 })

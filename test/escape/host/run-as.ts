@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import type { AttackUser } from '../attacks/attack.js'
 import { PYTHON } from './host-objects.js'
@@ -36,13 +35,6 @@ export function nodeArgvAs(user: AttackUser, script: string, args: readonly stri
   const inSession = [PYTHON, '-c', IN_SESSION_KEYRING, ...node]
   if (user === 'root') return inSession
   return ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', ...inSession]
-}
-
-/** A fresh directory under the host temp dir, owned by `user`. */
-export function baseFor(user: AttackUser, prefix: string): string {
-  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-${user}-`)))
-  if (user === 'nobody') fs.chownSync(base, NOBODY, NOBODY)
-  return base
 }
 
 /** What a finished script printed. */

@@ -11,10 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/policy/backends.js'
 import { needBackend } from '../../support/sandbox/backends.js'
 import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, runScriptAs, USERS } from '../host/run-as.js'
+import { runScriptAs, USERS } from '../host/run-as.js'
+import { scratchDirAs } from '../../support/scratch.js'
 
 const HOST = `${import.meta.dirname}/proc-net-host.ts`
-const dir = baseFor('root', 'cordon-proc-net')
+const dir = scratchDirAs('root', 'cordon-proc-net')
 const socketPath = path.join(dir, `host-listener-${process.pid}.sock`)
 const server = net.createServer((s) => s.end())
 beforeAll(() => new Promise<void>((r) => server.listen(socketPath, r)))
@@ -30,7 +31,7 @@ interface ProcNetOutcome {
 }
 
 async function readProcNet(backend: SandboxBackendName | 'none', user: AttackUser): Promise<ProcNetOutcome> {
-  const root = baseFor(user, 'cordon-proc-net-root')
+  const root = scratchDirAs(user, 'cordon-proc-net-root')
   const r = await runScriptAs(user, HOST, [JSON.stringify({ backend, pid: process.pid, root })], { timeoutMs: 120_000 })
   fs.rmSync(root, { recursive: true, force: true })
   expect(r.code, r.stderr).toBe(0)

@@ -7,23 +7,18 @@
 // is killed).
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { backendStatus, gateFor, TEST_BACKENDS } from '../../support/sandbox/backends.js'
 import { eventually } from '../../support/subprocess/processes.js'
 import { type AttackMode, type AttackUser, BOTH } from '../attacks/attack.js'
-import { baseFor, NOBODY, runScenario, startScenario, USERS } from '../host/run-as.js'
+import { NOBODY, runScenario, startScenario, USERS } from '../host/run-as.js'
 import { findProcesses, type LifetimeCase, type LifetimeOutcome } from './lifetime-scenario.js'
-
-const bases: string[] = []
-afterAll(() => {
-  for (const base of bases.splice(0)) fs.rmSync(base, { recursive: true, force: true })
-})
+import { scratchDirAs } from '../../support/scratch.js'
 
 /** A base dir owned by `user` with an empty workspace root in it. */
 function rootFor(user: AttackUser, label: string): { base: string; root: string } {
-  const base = baseFor(user, `cordon-lifetime-${label}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-lifetime-${label}`)
   const root = path.join(base, 'root')
   fs.mkdirSync(root)
   if (user === 'nobody') fs.chownSync(root, NOBODY, NOBODY)

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/policy/backends.js'
 import { needBackend } from '../../support/sandbox/backends.js'
 import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, runScriptAs, USERS } from '../host/run-as.js'
+import { runScriptAs, USERS } from '../host/run-as.js'
 import type { EditorCase, EditorOutcome } from './editor-files-host.js'
+import { scratchDirAs } from '../../support/scratch.js'
 
 const HOST = `${import.meta.dirname}/editor-files-host.ts`
 const TASK = '{"tasks":[]}'
@@ -46,7 +47,7 @@ const CASES: EditorCase[] = [
 ]
 
 async function attack(backend: SandboxBackendName, user: AttackUser): Promise<Record<string, EditorOutcome>> {
-  const base = baseFor(user, `cordon-linked-${backend}`)
+  const base = scratchDirAs(user, `cordon-linked-${backend}`)
   const r = await runScriptAs(user, HOST, [JSON.stringify({ backend, base, cases: CASES })], { timeoutMs: 240_000 })
   expect(r.code, r.stderr).toBe(0)
   const outcomes = JSON.parse(r.stdout) as EditorOutcome[]

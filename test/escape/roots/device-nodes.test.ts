@@ -13,12 +13,13 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { backendStatus, gateFor } from '../../support/sandbox/backends.js'
 import { ptyStatus } from '../../support/subprocess/terminal.js'
 import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, NOBODY, runScriptAs, USERS } from '../host/run-as.js'
+import { NOBODY, runScriptAs, USERS } from '../host/run-as.js'
 import type { DeviceAttackCase, DeviceAttackResult } from './device-nodes-host.js'
+import { scratchDirAs } from '../../support/scratch.js'
 
 const HOST = path.join(import.meta.dirname, 'device-nodes-host.ts')
 const EROFS = 30
@@ -40,11 +41,6 @@ const NODES = DEVICES.map(([name]) => `/dev/${name}`)
 const PIPED_TARGETS = [...NODES, '/proc/self/fd/1']
 const TERMINAL_TARGETS = [...NODES, '/dev/console', '/proc/self/fd/0']
 
-const bases: string[] = []
-afterAll(() => {
-  for (const b of bases.splice(0)) fs.rmSync(b, { recursive: true, force: true })
-})
-
 const bwrapStatus = await backendStatus('bubblewrap')
 const bwrapGate = gateFor(bwrapStatus)
 const pty = await ptyStatus()
@@ -59,8 +55,7 @@ async function attack(
   targets: string[],
   terminalTargets?: string[],
 ): Promise<DeviceAttackResult[]> {
-  const base = baseFor(user, 'cordon-devnodes')
-  bases.push(base)
+  const base = scratchDirAs(user, 'cordon-devnodes')
   const root = path.join(base, 'ws')
   fs.mkdirSync(root)
   if (user === 'nobody') fs.chownSync(root, NOBODY, NOBODY)
@@ -79,8 +74,7 @@ async function attack(
 
 /** The same calls, unconfined, on copies of the devices that `user` owns. */
 function control(user: AttackUser): { targets: string[]; run: Promise<DeviceAttackResult[]> } {
-  const dir = baseFor(user, 'cordon-devnodes-copies')
-  bases.push(dir)
+  const dir = scratchDirAs(user, 'cordon-devnodes-copies')
   const targets = DEVICES.map(([name, major, minor]) => {
     const copy = path.join(dir, name)
     const made = spawnSync('mknod', ['-m', '0666', copy, 'c', String(major), String(minor)])

@@ -10,18 +10,14 @@
 //   (as root also proc, sysfs, devpts and cgroup2 mounted elsewhere, in a private mount namespace).
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { backendStatus, gateFor, TEST_BACKENDS } from '../../support/sandbox/backends.js'
 import type { AttackUser } from '../attacks/attack.js'
-import { baseFor, NOBODY, runScenario, USERS } from '../host/run-as.js'
+import { NOBODY, runScenario, USERS } from '../host/run-as.js'
 import { REFUSED_ROOTS, type RootsOutcome } from './roots-scenario.js'
 import type { RulesetOutcome } from './rulesets-scenario.js'
-
-const bases: string[] = []
-afterAll(() => {
-  for (const base of bases.splice(0)) fs.rmSync(base, { recursive: true, force: true })
-})
+import { scratchDirAs } from '../../support/scratch.js'
 
 const gates = new Map<SandboxBackendName, ReturnType<typeof gateFor>>()
 const reasons = new Map<SandboxBackendName, string>()
@@ -34,8 +30,7 @@ const usable = TEST_BACKENDS.filter((b) => gates.get(b) === 'run')
 
 /** A directory per usable backend, owned by `user`, inside one base of theirs. */
 function dirsFor(user: AttackUser, label: string): { base: string; cases: Array<{ backend: string; root: string }> } {
-  const base = baseFor(user, `cordon-${label}`)
-  bases.push(base)
+  const base = scratchDirAs(user, `cordon-${label}`)
   const cases = usable.map((backend) => {
     const root = path.join(base, backend)
     fs.mkdirSync(root)

@@ -9,7 +9,8 @@ import { expect } from 'vitest'
 import type { NetworkFacts } from '../../../src/policy/network/facts.js'
 import type { NetworkPolicy, SandboxMode } from '../../../src/policy/vocabulary.js'
 import type { AttackUser } from '../../escape/attacks/attack.js'
-import { baseFor, runScriptAs } from '../../escape/host/run-as.js'
+import { runScriptAs } from '../../escape/host/run-as.js'
+import { scratchDirAs } from '../scratch.js'
 
 const HOST = path.resolve(import.meta.dirname, '..', '..', 'escape', 'network', 'allow-list', 'host.ts')
 
@@ -45,7 +46,7 @@ export interface HostRun {
 
 /** Runs `run` as `user` in a fresh workspace of theirs. */
 export async function runAllowListHost(user: AttackUser, run: HostRun): Promise<HostReport> {
-  const root = baseFor(user, 'cordon-allow-list')
+  const root = scratchDirAs(user, 'cordon-allow-list')
   try {
     const input = { resident: true, mode: 'read-only', ...run, root }
     const r = await runScriptAs(user, HOST, [JSON.stringify(input)], { timeoutMs: 600_000 })

@@ -6,14 +6,15 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SandboxBackendName } from '../../../../src/sandbox/probe.js'
 import { cgroupHierarchies } from '../../../../src/subprocess/cgroup/hierarchy.js'
 import type { AttackUser } from '../../../escape/attacks/attack.js'
-import { baseFor, NOBODY, runScriptAs, USERS } from '../../../escape/host/run-as.js'
+import { NOBODY, runScriptAs, USERS } from '../../../escape/host/run-as.js'
 import { backendStatus, gateFor } from '../../../support/sandbox/backends.js'
 import { LIMIT_ATTACKS, type LimitAttack } from './attacks.js'
 import type { LimitOutcome } from './limits-host.js'
+import { scratchDirAs } from '../../../support/scratch.js'
 
 const HOST = path.join(import.meta.dirname, 'limits-host.ts')
 const KINDS: ReadonlyArray<{ backend: SandboxBackendName; kind: 'launched' | 'resident' | 'wrapped' }> = [
@@ -26,15 +27,10 @@ const RESPONSIVE_MS = 100
 
 const dirs = cgroupHierarchies().dirs
 const rootCgroups = dirs.pids !== undefined && dirs.memory !== undefined && dirs.cpu !== undefined
-const bases: string[] = []
-afterAll(() => {
-  for (const b of bases) fs.rmSync(b, { recursive: true, force: true })
-})
 
 /** Runs every attack confined as `user` on one backend and kind; the outcomes by name. */
 async function confinedAs(user: AttackUser, backend: SandboxBackendName, kind: string) {
-  const base = baseFor(user, 'limits')
-  bases.push(base)
+  const base = scratchDirAs(user, 'cordon-limits')
   const root = path.join(base, 'ws')
   fs.mkdirSync(root)
   if (user === 'nobody') fs.chownSync(root, NOBODY, NOBODY)
@@ -75,8 +71,7 @@ function controlCgroup(bounds: LimitAttack['control'], tag: string): { procs: st
 
 /** Runs `attack` unconfined as `user`, inside a cgroup this test made; its stdout. */
 async function control(attack: LimitAttack, user: AttackUser, tag: string): Promise<string> {
-  const base = baseFor(user, 'limits-control')
-  bases.push(base)
+  const base = scratchDirAs(user, 'cordon-limits-control')
   const cg = controlCgroup(attack.control, tag)
   const drop = user === 'nobody' ? `setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups -- ` : ''
   const join = cg.procs.map((p) => `echo $$ > '${p}'`).join(' && ')

@@ -22,9 +22,10 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { NetworkFacts } from '../../../../src/policy/network/facts.js'
 import { needBackend, requireBackend } from '../../../support/sandbox/backends.js'
 import type { AttackUser } from '../../attacks/attack.js'
-import { baseFor, runScriptAs, USERS } from '../../host/run-as.js'
+import { runScriptAs, USERS } from '../../host/run-as.js'
 import { COMMANDS } from './commands.js'
 import { EXTRA, STREAM_BYTES } from './stand-ins.js'
+import { scratchDirAs } from '../../../support/scratch.js'
 
 const HOST = path.join(import.meta.dirname, 'proxy-host.ts')
 
@@ -54,7 +55,7 @@ async function runHost(
   config: { backend: 'landlock' | 'bubblewrap'; resident: boolean },
   ids: ReadonlyArray<keyof typeof COMMANDS>,
 ): Promise<{ code: number | null; stderr: string; report: Report | undefined }> {
-  const root = baseFor(user, 'cordon-attacks-2')
+  const root = scratchDirAs(user, 'cordon-attacks-2')
   try {
     const commands = Object.fromEntries(ids.map((id) => [id, COMMANDS[id]]))
     const input = { ...config, mode: 'read-only', network: NETWORK, root, commands }
