@@ -1,10 +1,10 @@
 /**
  * One load subject: a fresh LocalSandbox pinned to a backend, a runtime of its own, an executor
  * in one mode and the bash tool over it. Each run is the same small command of shell builtins
- * through the chosen face: it writes a file in its TMPDIR, prints past the output cap (so its
- * stdout spills) and writes its marker to stderr; every tenth confined run also leaves a `setsid`
- * sleeper behind. Every process of a run carries the fleet's marker in its environment (a DSH_
- * variable), so a survivor is found by it.
+ * through the chosen face: it writes a file in its TMPDIR (unconfined runs have none: their
+ * workdir), prints past the output cap (so its stdout spills) and writes its marker to stderr;
+ * every tenth confined run also leaves a `setsid` sleeper behind. Every process of a run carries
+ * the fleet's marker in its environment (a DSH_ variable), so a survivor is found by it.
  */
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
@@ -26,7 +26,7 @@ const PRINTED = 300
 
 /** The command of run `i`; `leave`: whether it leaves a sleeper in a session of its own. */
 function commandOf(i: number, leave: boolean): string {
-  const lines = [`echo ${i} > "$TMPDIR/load-$$"`, `printf '%0${PRINTED}d' 0`, 'echo "$DSH_LOAD_MARK" >&2']
+  const lines = [`echo ${i} > "\${TMPDIR:-.}/load-$$"`, `printf '%0${PRINTED}d' 0`, 'echo "$DSH_LOAD_MARK" >&2']
   if (leave && i % 10 === 0) lines.push('setsid sleep 60 </dev/null >/dev/null 2>&1 &')
   return lines.join('\n')
 }
