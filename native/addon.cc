@@ -583,7 +583,7 @@ napi_value LandlockAddPathRule(napi_env env, napi_callback_info info) {
 }
 
 // tmpfsMount(path, sizeBytes, uid, gid, remount) -> 0 | -errno: a size-bounded tmpfs over `path`
-// (mode 0700, owned by uid:gid, nosuid, nodev), or a new size for the one there.
+// (mode 0700, owned by uid:gid, nosuid, nodev) on an unbindable bind of it, or a new size for the one there.
 napi_value TmpfsMount(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value a[5];
@@ -601,7 +601,18 @@ napi_value TmpfsMount(napi_env env, napi_callback_info info) {
   else
     snprintf(data, sizeof data, "size=%llu,mode=0700,uid=%llu,gid=%llu", n(1), n(2), n(3));
   unsigned long flags = MS_NOSUID | MS_NODEV | (remount ? MS_REMOUNT : 0);
-  return make_int(env, mount("tmpfs", path.c_str(), "tmpfs", flags, data) == 0 ? 0 : -errno);
+  if (remount) return make_int(env, mount("tmpfs", path.c_str(), "tmpfs", flags, data) == 0 ? 0 : -errno);
+  // Beneath the tmpfs, an unbindable bind of the directory itself: another sandbox's bwrap, binding
+  // the host's tree recursively, skips it, and neither mount propagates into its namespace, so its
+  // removal cannot pull a mount from under that bwrap while it sets up (ENOENT).
+  if (mount(path.c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0) return make_int(env, -errno);
+  if (mount(nullptr, path.c_str(), nullptr, MS_UNBINDABLE, nullptr) != 0 ||
+      mount("tmpfs", path.c_str(), "tmpfs", flags, data) != 0) {
+    int err = errno;
+    umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
+    return make_int(env, -err);
+  }
+  return make_int(env, 0);
 }
 
 // detachMount(path) -> 0 | -errno: the mount at `path` detached (lazily: a run still in it keeps it).

@@ -70,5 +70,11 @@ export const DEFAULT_PROCESS_LIMIT = 4096
  */
 export const DEFAULT_MEMORY_FRACTION = 0.5
 
+/**
+ * The share of the host's memory a session's TMPDIR (a tmpfs, whose pages are memory) may hold when
+ * the policy names no `limits.tempBytes`, where the host can mount one: a temp-space fill stops there.
+ */
+export const DEFAULT_TEMP_FRACTION = 0.25
+
 /** Every confined run's oom_score_adj: under memory pressure the OOM killer takes a run before the host. */
 export const CONFINED_OOM_SCORE_ADJ = 500

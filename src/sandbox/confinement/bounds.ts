@@ -6,7 +6,12 @@
  */
 import os from 'node:os'
 import type { ClassVerdict } from '../../policy/backends.js'
-import { CONFINED_OOM_SCORE_ADJ, DEFAULT_MEMORY_FRACTION, DEFAULT_PROCESS_LIMIT } from '../../policy/defaults.js'
+import {
+  CONFINED_OOM_SCORE_ADJ,
+  DEFAULT_MEMORY_FRACTION,
+  DEFAULT_PROCESS_LIMIT,
+  DEFAULT_TEMP_FRACTION,
+} from '../../policy/defaults.js'
 import type { ResourceLimits } from '../../policy/vocabulary.js'
 import { cgroupHierarchies } from '../../subprocess/cgroup/hierarchy.js'
 import { tempMountRefusal } from '../../subprocess/private-dirs/temp-mount.js'
@@ -49,6 +54,8 @@ export function effectiveLimits(limits: ResourceLimits | undefined, host: HostBo
   if (out.processes === undefined && host.cgroups.pids) out.processes = DEFAULT_PROCESS_LIMIT
   if (out.memoryBytes === undefined && host.cgroups.memory && host.memory > 0)
     out.memoryBytes = Math.floor(host.memory * DEFAULT_MEMORY_FRACTION)
+  if (out.tempBytes === undefined && host.tempRefusal === undefined && host.memory > 0)
+    out.tempBytes = Math.floor(host.memory * DEFAULT_TEMP_FRACTION)
   return out
 }
 
