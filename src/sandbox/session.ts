@@ -152,9 +152,9 @@ export class SandboxSession {
     const existing = this.sessions.get(key)
     if (existing !== undefined && [existing.tmp, existing.spill, existing.shm].every((d) => fs.existsSync(d))) {
       if (existing.tempBytes !== undefined && tempBytes !== undefined && tempBytes !== existing.tempBytes) {
-        if (!resizeTemp(existing.tmp, tempBytes))
+        if (!resizeTemp(existing.mem, tempBytes))
           throw new SandboxUnavailableError('read-only', {
-            reason: `the session's TMPDIR holds more than limits.tempBytes (${tempBytes} bytes) allows: it cannot shrink to that`,
+            reason: `the session's TMPDIR and /dev/shm hold more than limits.tempBytes (${tempBytes} bytes) allows: it cannot shrink to that`,
           })
         existing.tempBytes = tempBytes
       }
@@ -266,8 +266,8 @@ export class SandboxSession {
     for (const view of this.views.values()) view.close()
     this.views.clear()
     const dirs = [...this.sessions.values()].map((d) => d.dir)
-    // A tmpfs TMPDIR goes first: its contents with it (a run still in it keeps it until it ends).
-    for (const d of this.sessions.values()) if (d.tempBytes !== undefined) detachTemp(d.tmp)
+    // A tmpfs of TMPDIR and /dev/shm goes first: its contents with it (a run still in it keeps it until it ends).
+    for (const d of this.sessions.values()) if (d.tempBytes !== undefined) detachTemp(d.mem)
     this.sessions.clear()
     // Most session dirs hold a few entries: removed at once, without the thread pool (the
     // asynchronous removal's round trips cost a CLI run ~2 ms). Larger trees on the thread pool,

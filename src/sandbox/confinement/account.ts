@@ -110,7 +110,7 @@ export function limitVerdicts(
 }
 
 /** Limit classes a policy does not promise but the host bounds anyway (the defaults): listed, never counted. */
-const DEFAULT_BOUND_CLASSES: readonly EffectClass[] = ['memory', 'cpu']
+const DEFAULT_BOUND_CLASSES: readonly EffectClass[] = ['memory', 'temp', 'cpu']
 
 /** The account of the promised classes: `full` iff every one holds (`signals` listed with `processes`). */
 export function accountOf(

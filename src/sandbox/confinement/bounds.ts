@@ -98,17 +98,20 @@ export function memoryVerdict(host: HostBounds, limits: ResourceLimits | undefin
   }
 }
 
-/** The `temp` class: a size-bounded tmpfs over the session's TMPDIR where the host can mount one. */
+/** The `temp` class: one size-bounded tmpfs holding the session's TMPDIR and /dev/shm where the host can mount one. */
 export function tempVerdict(host: HostBounds, limits: ResourceLimits | undefined): ClassVerdict {
   const bytes = effectiveLimits(limits, host).tempBytes
-  if (host.tempRefusal === undefined && bytes !== undefined)
+  if (host.tempRefusal === undefined && bytes !== undefined) {
+    const source =
+      limits?.tempBytes === undefined ? ` (by default ${DEFAULT_TEMP_FRACTION * 100}% of the host's memory)` : ''
     return {
       governed: true,
-      how: `the session's TMPDIR is a tmpfs of ${sizeText(bytes)} the host mounted over it (writes past it fail ENOSPC), kept across the sandbox's runs on both backends; its pages are memory, counted in the run's memory bound`,
+      how: `the session's TMPDIR and its /dev/shm under bubblewrap share one tmpfs of ${sizeText(bytes)}${source} the host mounted (writes past it fail ENOSPC), kept across the sandbox's runs on both backends; its pages are memory, counted in the run's memory bound`,
     }
+  }
   return {
     governed: false,
-    how: `not governed: the session's TMPDIR is a directory of the host's disk (${host.tempRefusal ?? 'no limit'}), so a run can fill the disk through it; limits.fileSizeBytes bounds one file`,
+    how: `not governed: the session's TMPDIR and its /dev/shm under bubblewrap are directories of the host's disk (${host.tempRefusal ?? "the host's memory is unknown"}), so a run can fill the disk through them; limits.fileSizeBytes bounds one file`,
   }
 }
 
@@ -154,6 +157,7 @@ export function explainedLimits(limits: ResourceLimits | undefined, host: HostBo
     limits?.[key] === undefined && l[key] !== undefined ? ' (default)' : ''
   const processes = processesVerdict(host, limits, uid0)
   const memory = memoryVerdict(host, limits)
+  const temp = tempVerdict(host, limits)
   return [
     {
       name: 'processes',
@@ -170,12 +174,7 @@ export function explainedLimits(limits: ResourceLimits | undefined, host: HostBo
     {
       name: 'temp',
       value: `${bytes(l.tempBytes)}${source('tempBytes')}`,
-      how:
-        l.tempBytes === undefined
-          ? "no default: a tmpfs over the session's TMPDIR only where limits.tempBytes asks for one"
-          : host.tempRefusal === undefined
-            ? "a tmpfs over the session's TMPDIR"
-            : tempVerdict(host, limits).how,
+      how: temp.governed ? "one tmpfs holding the session's TMPDIR and /dev/shm (bubblewrap)" : temp.how,
     },
     {
       name: 'cpu',

@@ -3,12 +3,13 @@
  *
  *   <parent>/                           $CORDON_PRIVATE_DIR, else $XDG_RUNTIME_DIR/cordon, else
  *                                       $HOME/.cache/cordon, else <os.tmpdir()>/cordon-<uid>
- *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: tmp/ (its commands' TMPDIR, writable
- *       tmp/  spill/  shm/              by them; tmp/.run/, mode 0700, their XDG_RUNTIME_DIR),
- *                                       spill/ (its runs' spill files, readable by them) and shm/
- *                                       (their /dev/shm under bubblewrap); removed when the
- *                                       sandbox is disposed, swept at a later start-up once <pid>
- *                                       is gone
+ *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: mem/tmp/ (its commands' TMPDIR,
+ *       mem/tmp/  mem/shm/  spill/      writable by them; tmp/.run/, mode 0700, their
+ *                                       XDG_RUNTIME_DIR), mem/shm/ (their /dev/shm under
+ *                                       bubblewrap), spill/ (its runs' spill files, readable by
+ *                                       them); mem/ is the one bounded tmpfs of both where the
+ *                                       host mounts one; removed when the sandbox is disposed,
+ *                                       swept at a later start-up once <pid> is gone
  *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
  *     cache/                            the cache shared by confined runs only (never by
  *                                       unconfined ones)
@@ -167,8 +168,14 @@ export function privateSubdir(
 
 /** One sandbox session's directories. */
 export interface SessionDirs {
-  /** The session's own directory (`tmp/` and `spill/` inside). */
+  /** The session's own directory (`mem/` and `spill/` inside). */
   dir: string
+  /**
+   * What holds `tmp` and `shm`: the one size-bounded tmpfs of both where the host mounts one
+   * (src/subprocess/private-dirs/temp-mount.ts), so a run fills neither past it; a command never
+   * writes here itself (`tmp` and `shm` cannot be swapped for links the host would then bind).
+   */
+  mem: string
   /** Its commands' TMPDIR. */
   tmp: string
   /** Its runs' spill files. */
@@ -181,13 +188,13 @@ export interface SessionDirs {
    * command may remove it, and the host never makes anything again in a tree a command can change.
    */
   runtime: string
-  /** The size of the tmpfs `tmp` is (src/subprocess/private-dirs/temp-mount.ts); absent: a directory of the host's disk. */
+  /** The size of the tmpfs `mem` is; absent: a directory of the host's disk. */
   tempBytes?: number | undefined
 }
 
 /**
  * Creates a new session's directories under `<parent>/sessions` (label: a hint in the name); with
- * `tempBytes`, `tmp` is a tmpfs of that size where the host can mount one.
+ * `tempBytes`, `mem` (TMPDIR and /dev/shm) is a tmpfs of that size where the host can mount one.
  */
 export function createSessionDirs(
   label: string,
@@ -195,20 +202,21 @@ export function createSessionDirs(
   owner?: PrivateOwner,
   tempBytes?: number,
 ): SessionDirs {
-  // A short hint: a unix socket path (tmux's, in tmp/.run) must fit in 108 bytes.
+  // A short hint: a unix socket path (tmux's, in mem/tmp/.run) must fit in 108 bytes.
   const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 16) || 'anon'
   const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env, owner), `${process.pid}-${safe}-`))
   fs.chmodSync(dir, 0o700)
-  const tmp = path.join(dir, 'tmp')
+  const mem = path.join(dir, 'mem')
+  const tmp = path.join(mem, 'tmp')
   const spill = path.join(dir, 'spill')
-  const shm = path.join(dir, 'shm')
+  const shm = path.join(mem, 'shm')
   const runtime = path.join(tmp, '.run')
-  for (const d of [tmp, spill, shm]) fs.mkdirSync(d, { mode: 0o700 })
-  // Before anything is in it: the runtime dir is made on the tmpfs.
-  const mounted = tempBytes !== undefined && mountTemp(tmp, tempBytes, isOther(owner) ? owner : undefined)
-  fs.mkdirSync(runtime, { mode: 0o700 })
-  if (isOther(owner)) for (const d of [dir, tmp, spill, shm, runtime]) fs.chownSync(d, owner.uid, owner.gid)
-  return { dir, tmp, spill, shm, runtime, ...(mounted ? { tempBytes } : {}) }
+  for (const d of [mem, spill]) fs.mkdirSync(d, { mode: 0o700 })
+  // Before anything is in it: tmp, shm and the runtime dir are made on the tmpfs.
+  const mounted = tempBytes !== undefined && mountTemp(mem, tempBytes, isOther(owner) ? owner : undefined)
+  for (const d of [tmp, shm, runtime]) fs.mkdirSync(d, { mode: 0o700 })
+  if (isOther(owner)) for (const d of [dir, mem, tmp, spill, shm, runtime]) fs.chownSync(d, owner.uid, owner.gid)
+  return { dir, mem, tmp, spill, shm, runtime, ...(mounted ? { tempBytes } : {}) }
 }
 
 /** `<pid>-<label>-XXXXXX`: a session dir's name. */
@@ -231,7 +239,7 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     const full = deadHostDir(base, entry.name, pattern)
     if (full === undefined) continue
     try {
-      detachTemp(path.join(full, 'tmp')) // a SIGKILLed root host left its session's tmpfs mounted
+      detachTemp(path.join(full, 'mem')) // a SIGKILLed root host left its session's tmpfs mounted
       removeTreeSync(full) // by directory fd: never follows a link, even one swapped in meanwhile
       if (!fs.existsSync(full)) removed.push(full)
     } catch {

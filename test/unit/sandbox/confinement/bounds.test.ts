@@ -5,6 +5,7 @@ import {
   CONFINED_OOM_SCORE_ADJ,
   DEFAULT_MEMORY_FRACTION,
   DEFAULT_PROCESS_LIMIT,
+  DEFAULT_TEMP_FRACTION,
 } from '../../../../src/policy/defaults.js'
 import {
   cpuVerdict,
@@ -21,10 +22,17 @@ import {
 
 const GIB = 1024 ** 3
 const CGROUPS: HostBounds = { cgroups: { pids: true, memory: true, cpu: true }, memsw: true, memory: 8 * GIB }
+/** The same host, but one that cannot mount a tmpfs (not root). */
+const NO_MOUNT: HostBounds = { ...CGROUPS, tempRefusal: 'the host is not root' }
 
 describe('run bounds', () => {
-  it('defaults bound processes and memory only where a cgroup holds them; a policy limit wins', () => {
+  it('defaults bound processes, memory and temp only where the host holds them; a policy limit wins', () => {
     expect(effectiveLimits(undefined, CGROUPS)).toEqual({
+      processes: DEFAULT_PROCESS_LIMIT,
+      memoryBytes: 8 * GIB * DEFAULT_MEMORY_FRACTION,
+      tempBytes: 8 * GIB * DEFAULT_TEMP_FRACTION,
+    })
+    expect(effectiveLimits(undefined, NO_MOUNT)).toEqual({
       processes: DEFAULT_PROCESS_LIMIT,
       memoryBytes: 8 * GIB * DEFAULT_MEMORY_FRACTION,
     })
@@ -66,12 +74,17 @@ describe('run bounds', () => {
     expect(processesVerdict(NO_HOST_BOUNDS, { processes: 9 }, false).how).toContain('RLIMIT_NPROC')
   })
 
-  it('cpu: RLIMIT_CPU per process when asked; temp: not governed', () => {
+  it('cpu: RLIMIT_CPU per process when asked; temp: a tmpfs where the host mounts one, by default too', () => {
     expect(cpuVerdict(CGROUPS, { cpuSeconds: 3 })).toMatchObject({ governed: true })
     expect(cpuVerdict(CGROUPS, { cpuSeconds: 3 }).how).toContain('SIGXCPU after 3 s')
     expect(cpuVerdict(NO_HOST_BOUNDS, undefined).governed).toBe(false)
     expect(tempVerdict(NO_HOST_BOUNDS, { tempBytes: GIB })).toMatchObject({ governed: false })
-    expect(tempVerdict(CGROUPS, { tempBytes: GIB }).how).toContain('tmpfs of 1 GiB')
+    expect(tempVerdict(CGROUPS, { tempBytes: GIB }).how).toContain('tmpfs of 1 GiB the host')
+    const byDefault = tempVerdict(CGROUPS, undefined)
+    expect(byDefault.governed).toBe(true)
+    expect(byDefault.how).toContain(`tmpfs of 2 GiB (by default ${DEFAULT_TEMP_FRACTION * 100}% of the host's memory)`)
+    expect(tempVerdict(NO_MOUNT, { tempBytes: GIB })).toMatchObject({ governed: false })
+    expect(tempVerdict(NO_MOUNT, undefined).how).toMatch(/^not governed: .*\(the host is not root\)/)
   })
 
   it('explain says every limit: its value (the default marked) and its mechanism or not governed', () => {
@@ -79,7 +92,12 @@ describe('run bounds', () => {
     expect(lines.map((l) => l.name)).toEqual(['processes', 'memory', 'temp', 'cpu', 'address space', 'file size'])
     expect(lines[0]).toMatchObject({ value: `${DEFAULT_PROCESS_LIMIT} (default)` })
     expect(lines[1]?.how).toContain('memory cgroup')
-    expect(lines[2]?.how).toMatch(/^no default/)
+    expect(lines[2]).toMatchObject({
+      value: '2 GiB (default)',
+      how: "one tmpfs holding the session's TMPDIR and /dev/shm (bubblewrap)",
+    })
+    expect(explainedLimits(undefined, NO_MOUNT, true)[2]).toMatchObject({ value: 'none' })
+    expect(explainedLimits(undefined, NO_MOUNT, true)[2]?.how).toMatch(/^not governed: .*the host is not root/)
     expect(explainedLimits({ tempBytes: GIB }, CGROUPS, true)[2]?.how).toContain('tmpfs')
     expect(explainedLimits({ tempBytes: GIB }, NO_HOST_BOUNDS, false)[2]?.how).toMatch(/^not governed/)
     expect(lines[3]).toMatchObject({ value: '7 s' })
