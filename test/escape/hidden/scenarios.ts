@@ -582,7 +582,7 @@ async function failureLogDirectory(
   try {
     const policy = { mode, sessionId: 'redteam', workspaceRoot: root }
     const ex = new LocalShellExecutor({ cwd: root, workspaceRoot: root, sandbox, graceMs: 300 })
-    const ctl = await outcome(ex, { mode: 'danger-full-access' })
+    const ctl = await outcome(ex, { mode: 'danger-full-access', workspaceRoot: root })
     const conf = await outcome(ex, policy)
     const plan = sandbox.plan(policy as never)
     return {
