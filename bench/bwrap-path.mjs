@@ -22,7 +22,9 @@
  * (`confinement.steps`: no_new_privs and a small seccomp program on bwrap itself, applied between
  * clone and exec): its peer runs bwrap without them, which is the closest honest equivalent (the
  * command's own confinement is cordon-exec's, inside, and identical). cordon's portable spawn
- * path does exactly the same when the addon cannot load.
+ * path does exactly the same when the addon cannot load. Nor can Node make the run's cgroup
+ * leaves (a root host's pids, memory and cpu bounds): its argv drops `--cgroup-fd`, so cordon's
+ * side alone pays for making, joining and removing them.
  *
  * Goal: cordon.bwrap.<mode> ≤ 1.15× node.identical.<mode>.
  *
@@ -88,10 +90,15 @@ async function cordon(policy, who) {
   return us
 }
 
+/** The argv without its `--cgroup-fd N` pairs: the fds of leaves only cordon's runtime makes. */
+function withoutCgroups(argv) {
+  return argv.filter((word, i) => word !== '--cgroup-fd' && argv[i - 1] !== '--cgroup-fd')
+}
+
 /** Node spawning the confined spec's own argv, env, cwd and fds 3–5 (see the header). */
 function identical(policy) {
   const confined = sandbox.confine(spec, policy).spec
-  const [file, ...args] = confined.argv
+  const [file, ...args] = withoutCgroups(confined.argv)
   if (!file.endsWith('bwrap')) throw new Error(`bench/bwrap-path: not a bwrap argv: ${confined.argv.join(' ')}`)
   const ruleset = confined.confinement?.wrapper?.ruleset
   const stdio = ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...(ruleset ? [ruleset.fd] : [])]

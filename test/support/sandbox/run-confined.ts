@@ -32,14 +32,33 @@ export function read(socket: Socket | OutputPipe | undefined): Promise<string> {
 
 let shared: LocalSubprocessRuntime | undefined
 
-/** Runs `spec` (rejects with SpawnError when it could not start) and collects it. */
-export async function runSpec(spec: SubprocessSpawnSpec, timeoutMs = 20_000): Promise<RunResult> {
+/** The runtime the test file's runs share, made on first use. */
+function sharedRuntime(): LocalSubprocessRuntime {
   shared ??= new LocalSubprocessRuntime()
-  const handle = shared.spawn({
+  return shared
+}
+
+/** Where runSpec runs a spec, and what it tells the caller. */
+export interface RunSpecOptions {
+  /** The runtime to spawn in (default: one shared by the test file). */
+  runtime?: LocalSubprocessRuntime
+  /** Called once the command started (spawn returned), before its output is awaited. */
+  onSpawned?: () => void
+}
+
+/** Runs `spec` (rejects with SpawnError when it could not start) and collects it. */
+export async function runSpec(
+  spec: SubprocessSpawnSpec,
+  timeoutMs = 20_000,
+  options: RunSpecOptions = {},
+): Promise<RunResult> {
+  const runtime = options.runtime ?? sharedRuntime()
+  const handle = runtime.spawn({
     ...spec,
     signal: AbortSignal.timeout(timeoutMs),
     stdio: { stdin: 'ignore', stdout: { maxBytes: 1 << 22 }, stderr: { maxBytes: 1 << 22 } },
   })
+  options.onSpawned?.()
   const exit = await handle.done
   await handle.waitForExit()
   return {

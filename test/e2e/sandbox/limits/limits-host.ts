@@ -7,7 +7,7 @@ import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
 import type { SandboxBackendName } from '../../../../src/sandbox/probe.js'
 import { LocalSubprocessRuntime } from '../../../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../../../src/subprocess/types.js'
-import { specFor } from '../../../support/sandbox/run-confined.js'
+import { runSpec, specFor } from '../../../support/sandbox/run-confined.js'
 import { LIMIT_ATTACKS } from './attacks.js'
 
 interface Args {
@@ -90,20 +90,16 @@ async function run(args: Args): Promise<LimitOutcome[]> {
  */
 async function runWatched(runtime: LocalSubprocessRuntime, spec: SubprocessSpawnSpec) {
   const started = performance.now()
-  const handle = runtime.spawn({
-    ...spec,
-    signal: AbortSignal.timeout(60_000),
-    stdio: { stdin: 'ignore', stdout: { maxBytes: 1 << 20 }, stderr: { maxBytes: 1 << 20 } },
+  let timer: ReturnType<typeof watchTimer> | undefined
+  const result = await runSpec(spec, 60_000, {
+    runtime,
+    onSpawned: () => {
+      timer = watchTimer()
+    },
   })
-  const timer = watchTimer()
-  const exit = await handle.done
-  await handle.waitForExit()
   return {
-    stdout: handle.collected.stdout?.readFrom(0).text ?? '',
-    stderr: handle.collected.stderr?.readFrom(0).text ?? '',
-    exitCode: exit.exitCode,
-    signal: exit.signal,
-    lateMs: Math.round(timer.stop()),
+    ...result,
+    lateMs: Math.round(timer?.stop() ?? 0),
     ms: Math.round(performance.now() - started),
   }
 }
