@@ -2,12 +2,12 @@
 // root or, through setpriv, as nobody by run-as.ts): it runs one scenario and writes the result
 // as JSON to a file (its stdout may be the very file or terminal under attack).
 // argv: <scenario> <result file> <JSON arguments>.
-import fs from 'node:fs'
 import type { SandboxBackendName } from '../../../src/sandbox/probe.js'
 import { type InheritedCase, inheritedFile, inheritedTerminal } from '../descriptors/inherited-scenario.js'
 import { hostToKill, type LifetimeCase, lifetimeCases } from '../processes/lifetime-scenario.js'
 import { rootIdentity } from '../roots/roots-scenario.js'
 import { rulesetLifetime } from '../roots/rulesets-scenario.js'
+import { writeResultFile } from './result-file.js'
 
 interface Args {
   cases: LifetimeCase[] & InheritedCase[]
@@ -42,13 +42,4 @@ async function run(): Promise<unknown> {
   }
 }
 
-try {
-  const result = await run()
-  fs.writeFileSync(resultFile, JSON.stringify({ uid: process.getuid?.(), result }))
-} catch (e) {
-  fs.writeFileSync(
-    resultFile,
-    JSON.stringify({ uid: process.getuid?.(), error: e instanceof Error ? e.stack : String(e) }),
-  )
-}
-process.exit(0)
+await writeResultFile(resultFile, run)

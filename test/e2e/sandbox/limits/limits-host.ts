@@ -2,11 +2,11 @@
 // test/escape/host/run-as.ts): it confines each attack through a LocalSandbox of one backend, and
 // while each runs a timer of its own checks every 10 ms how late it fires. The result goes as JSON
 // to a file. argv: <result file> <JSON {backend, kind, root, names}>.
-import fs from 'node:fs'
 import { LocalSandbox } from '../../../../src/sandbox/local-sandbox.js'
 import type { SandboxBackendName } from '../../../../src/sandbox/probe.js'
 import { LocalSubprocessRuntime } from '../../../../src/subprocess/runtime.js'
 import type { SubprocessSpawnSpec } from '../../../../src/subprocess/types.js'
+import { writeResultFile } from '../../../escape/host/result-file.js'
 import { runSpec, specFor } from '../../../support/sandbox/run-confined.js'
 import { LIMIT_ATTACKS } from './attacks.js'
 
@@ -106,13 +106,4 @@ async function runWatched(runtime: LocalSubprocessRuntime, spec: SubprocessSpawn
 
 const [resultFile, json] = process.argv.slice(2)
 if (!resultFile || !json) throw new Error('usage: limits-host <result file> <json>')
-try {
-  const result = await run(JSON.parse(json) as Args)
-  fs.writeFileSync(resultFile, JSON.stringify({ uid: process.getuid?.(), result }))
-} catch (e) {
-  fs.writeFileSync(
-    resultFile,
-    JSON.stringify({ uid: process.getuid?.(), error: e instanceof Error ? e.stack : String(e) }),
-  )
-}
-process.exit(0)
+await writeResultFile(resultFile, () => run(JSON.parse(json) as Args))
