@@ -3,13 +3,14 @@
  *
  *   <parent>/                           $CORDON_PRIVATE_DIR, else $XDG_RUNTIME_DIR/cordon, else
  *                                       $HOME/.cache/cordon, else <os.tmpdir()>/cordon-<uid>
- *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: mem/tmp/ (its commands' TMPDIR,
- *       mem/tmp/  mem/shm/  spill/      writable by them; tmp/.run/, mode 0700, their
- *                                       XDG_RUNTIME_DIR), mem/shm/ (their /dev/shm under
- *                                       bubblewrap), spill/ (its runs' spill files, readable by
- *                                       them); mem/ is the one bounded tmpfs of both where the
- *                                       host mounts one; removed when the sandbox is disposed,
- *                                       swept at a later start-up once <pid> is gone
+ *     sessions/<pid>-<label>-XXXXXX/    one sandbox session: m/t/ (its commands' TMPDIR, writable
+ *       m/t/  m/shm/  spill/            by them; t/.run/, mode 0700, their XDG_RUNTIME_DIR),
+ *                                       m/shm/ (their /dev/shm under bubblewrap), spill/ (its
+ *                                       runs' spill files, readable by them); m/ is the one
+ *                                       bounded tmpfs of both where the host mounts one (names
+ *                                       short: tmux's socket path in t/.run fits 108 bytes);
+ *                                       removed when the sandbox is disposed, swept at a later
+ *                                       start-up once <pid> is gone
  *     spill/cordon-spill-<pid>-XXXXXX/  a runtime's spill files for runs outside any session
  *     cache/                            the cache shared by confined runs only (never by
  *                                       unconfined ones)
@@ -168,7 +169,7 @@ export function privateSubdir(
 
 /** One sandbox session's directories. */
 export interface SessionDirs {
-  /** The session's own directory (`mem/` and `spill/` inside). */
+  /** The session's own directory (`m/` and `spill/` inside). */
   dir: string
   /**
    * What holds `tmp` and `shm`: the one size-bounded tmpfs of both where the host mounts one
@@ -188,13 +189,13 @@ export interface SessionDirs {
    * command may remove it, and the host never makes anything again in a tree a command can change.
    */
   runtime: string
-  /** The size of the tmpfs `mem` is; absent: a directory of the host's disk. */
+  /** The size of the tmpfs that `mem` is; absent: a directory of the host's disk. */
   tempBytes?: number | undefined
 }
 
 /**
  * Creates a new session's directories under `<parent>/sessions` (label: a hint in the name); with
- * `tempBytes`, `mem` (TMPDIR and /dev/shm) is a tmpfs of that size where the host can mount one.
+ * `tempBytes`, `mem` (`m/`: TMPDIR and /dev/shm) is a tmpfs of that size where the host can mount one.
  */
 export function createSessionDirs(
   label: string,
@@ -202,12 +203,12 @@ export function createSessionDirs(
   owner?: PrivateOwner,
   tempBytes?: number,
 ): SessionDirs {
-  // A short hint: a unix socket path (tmux's, in mem/tmp/.run) must fit in 108 bytes.
+  // A short hint: a unix socket path (tmux's, in m/t/.run) must fit in 108 bytes.
   const safe = label.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 16) || 'anon'
   const dir = fs.mkdtempSync(path.join(privateSubdir('sessions', env, owner), `${process.pid}-${safe}-`))
   fs.chmodSync(dir, 0o700)
-  const mem = path.join(dir, 'mem')
-  const tmp = path.join(mem, 'tmp')
+  const mem = path.join(dir, 'm')
+  const tmp = path.join(mem, 't')
   const spill = path.join(dir, 'spill')
   const shm = path.join(mem, 'shm')
   const runtime = path.join(tmp, '.run')
@@ -239,7 +240,7 @@ export function sweepDeadHosts(base: string, pattern: RegExp): string[] {
     const full = deadHostDir(base, entry.name, pattern)
     if (full === undefined) continue
     try {
-      detachTemp(path.join(full, 'mem')) // a SIGKILLed root host left its session's tmpfs mounted
+      detachTemp(path.join(full, 'm')) // a SIGKILLed root host left its session's tmpfs mounted
       removeTreeSync(full) // by directory fd: never follows a link, even one swapped in meanwhile
       if (!fs.existsSync(full)) removed.push(full)
     } catch {

@@ -1,6 +1,6 @@
 /**
  * A session's TMPDIR and /dev/shm on one size-bounded tmpfs. Only a root host can mount one: in
- * its own mount namespace, over the session's `mem/` right after that is made (before any plan
+ * its own mount namespace, over the session's `m/` right after that is made (before any plan
  * pins an inode in it, before anything is in it), detached before the session dir is removed.
  * Every run of the sandbox sees it: bwrap binds from it in the host's namespace, Landlock's
  * launcher stays in it (src/subprocess/launcher/launch.ts), so its contents are kept across runs

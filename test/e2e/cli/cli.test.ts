@@ -155,7 +155,7 @@ describe('cordon CLI', async () => {
     )
     expect(r.stdout).toContain(` --bind ${root} ${root} `)
     expect(r.stdout).toMatch(
-      /--setenv TMPDIR \S+\/sessions\/[0-9]+-anon-[A-Za-z0-9]{6}\/mem\/tmp --chdir \S+ --json-status-fd 4 -- \S+cordon-exec init --seal-devices --status-fd 3 .* -- \/usr\/bin\/bash -c/,
+      /--setenv TMPDIR \S+\/sessions\/[0-9]+-anon-[A-Za-z0-9]{6}\/m\/t --chdir \S+ --json-status-fd 4 -- \S+cordon-exec init --seal-devices --status-fd 3 .* -- \/usr\/bin\/bash -c/,
     )
     const json = JSON.parse(cordon(['explain', '--json', '--mode', 'workspace-write']).stdout) as {
       backend: string

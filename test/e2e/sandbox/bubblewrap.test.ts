@@ -162,7 +162,7 @@ await describeWithBackend('bubblewrap', 'bubblewrap backend', (sandbox) => {
     // Checked on the host.
     expect(fs.readFileSync(path.join(root, 'in'), 'utf8')).toBe('in\n')
     expect(fs.readFileSync(path.join(extra, 'ex'), 'utf8')).toBe('ex\n')
-    expect(tempDir).toMatch(/\/sessions\/[0-9]+-bwrap-e2e-[A-Za-z0-9]{6}\/mem\/tmp$/)
+    expect(tempDir).toMatch(/\/sessions\/[0-9]+-bwrap-e2e-[A-Za-z0-9]{6}\/m\/t$/)
     expect(fs.readFileSync(path.join(tempDir!, 't'), 'utf8')).toBe('t\n')
     expect(fs.statSync(path.join(root, 'mine')).mode & 0o777).toBe(0o600)
     const after = fs.statSync(path.join(outside, 'victim'))

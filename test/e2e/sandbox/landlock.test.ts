@@ -107,7 +107,7 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
       { mode: 'workspace-write', workspaceRoot: dir, writableRoots: [extra], sessionId: 's1' },
     )
     expect(c.enforcement).toBe('partial')
-    expect(c.tempDir).toMatch(/\/sessions\/[0-9]+-s1-[A-Za-z0-9]{6}\/mem\/tmp$/)
+    expect(c.tempDir).toMatch(/\/sessions\/[0-9]+-s1-[A-Za-z0-9]{6}\/m\/t$/)
     expect(c.spec.env?.TMPDIR).toBe(c.tempDir)
     expect(fs.statSync(c.tempDir!).mode & 0o777).toBe(0o700)
     const r = await runSpec(c.spec)

@@ -42,7 +42,7 @@ describe('serveStdio', () => {
     await needBackend(ctx, 'landlock')
     const { text, status } = await serveOnce({}, 'echo "$TMPDIR"')
     const tmp = text.split('\n')[0]!
-    expect(tmp).toMatch(/\/sessions\/\d+-mcp-[0-9a-f]{12}-\w+\/mem\/tmp$/)
+    expect(tmp).toMatch(/\/sessions\/\d+-mcp-[0-9a-f]{12}-\w+\/m\/t$/)
     expect(status).toBe(0)
     expect(existsSync(tmp)).toBe(false)
   })

@@ -55,7 +55,7 @@ describe.skipIf(refusal !== undefined || !both)(
       expect(wrote.backend).toBe('landlock')
       expect(wrote.account?.temp?.governed).toBe(true)
       const tmp = wrote.stdout.trim()
-      expect(path.basename(tmp)).toBe('tmp')
+      expect(path.basename(tmp)).toBe('t')
       expect(isMountPoint(path.dirname(tmp))).toBe(true)
       const resident = await run(bubblewrap, 'cat "$TMPDIR/kept"')
       expect(resident.backend).toBe('bubblewrap')
