@@ -136,9 +136,10 @@ await describeWithBackend('landlock', 'Landlock backend', (sandbox) => {
     }).tempDir
     expect(a1).toBe(a2)
     expect(b).not.toBe(a1)
-    // Each session's dir lies in cordon's private layout, side by side, never in the host /tmp.
-    expect(path.dirname(path.dirname(b!))).toBe(path.dirname(path.dirname(a1!)))
-    expect(path.basename(path.dirname(b!))).toMatch(/^[0-9]+-b_.._x-[A-Za-z0-9]{6}$/)
+    // Each session's dir (<session>/m/t) lies in cordon's private layout, side by side, never in the host /tmp.
+    const sessionOf = (temp: string) => path.dirname(path.dirname(temp))
+    expect(path.dirname(sessionOf(b!))).toBe(path.dirname(sessionOf(a1!)))
+    expect(path.basename(sessionOf(b!))).toMatch(/^[0-9]+-b_.._x-[A-Za-z0-9]{6}$/)
     // read-only gets the session's private temp dir too (and writes nothing else).
     expect(sandbox().confine(sh('true', dir), { mode: 'read-only', workspaceRoot: dir, sessionId: 'a' }).tempDir).toBe(
       a1,

@@ -196,11 +196,13 @@ for (const backend of TEST_BACKENDS)
       })
       const rt = new LocalSubprocessRuntime()
       expect((await rt.spawn(c.spec).done).exitCode).toBe(0)
-      const session = path.dirname(c.tempDir as string)
+      // <session>/m/t: the host's own tmpfs is m/ (a root host's default temp bound), not below t/.
+      const temp = c.tempDir as string
+      const session = path.dirname(path.dirname(temp))
       const hostMounts = fs
         .readFileSync('/proc/self/mountinfo', 'utf8')
         .split('\n')
-        .filter((l) => l.includes(session))
+        .filter((l) => l.includes(`${temp}/`))
       expect(hostMounts).toEqual([])
       await sandbox.dispose()
       await rt.dispose()
