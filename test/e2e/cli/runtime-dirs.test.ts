@@ -92,7 +92,7 @@ describe.concurrent('per-user runtime dirs in the session', () => {
     fs.rmSync(path.join(dir, 'tmux-0'), { recursive: true })
     // Not writable to the command: the session's runtime dir instead, and the caller's dir untouched.
     const replaced = run(0, flags, script, { TMUX_TMPDIR: dir })
-    expect(replaced.stdout).toMatch(/^own\nat \/.*\/tmp\/\.run\n$/)
+    expect(replaced.stdout).toMatch(/^own\nat \/.*\/sessions\/[^/]+\/m\/t\/\.run\n$/)
     expect(fs.readdirSync(dir)).toEqual([])
   })
 })
