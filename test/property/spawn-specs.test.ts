@@ -180,6 +180,25 @@ function expectTyped(error: unknown): void {
   expect((error as { code?: unknown }).code, String(error)).toMatch(/^[A-Z_]+$/)
 }
 
+/**
+ * Starts `spec` through `start`: a spec `schema` refuses fails with those fields named and nothing
+ * started; any other failure is a typed error; the prototypes stay clean either way.
+ */
+async function expectStart(schema: Parameters<typeof refusedFields>[0], spec: unknown, start: () => Promise<void>) {
+  const refused = refusedFields(schema, spec)
+  const before = processStarts()
+  let error: unknown
+  try {
+    await start()
+  } catch (e) {
+    error = e
+  }
+  const started = startsSince(before)
+  expect(prototypeIsClean()).toBe(true)
+  if (refused.length > 0) expectRefused(error, refused, started)
+  else if (error !== undefined) expectTyped(error)
+}
+
 describe('the subprocess runtime under odd specs', () => {
   it(
     'spawn: refuses a spec the schema refuses, by field, before anything starts',
@@ -187,20 +206,11 @@ describe('the subprocess runtime under odd specs', () => {
       await fc.assert(
         fc.asyncProperty(spawnSpec, fc.boolean(), async (spec, portable) => {
           const runtime = portable ? runtimes.portable : runtimes.native
-          const refused = refusedFields(spawnSpecSchema(), spec)
-          const before = processStarts()
-          let error: unknown
-          try {
+          await expectStart(spawnSpecSchema(), spec, async () => {
             const handle = runtime.spawn(spec as SubprocessSpawnSpec)
             await handle.done.catch((e: unknown) => expectTyped(e))
             await handle.waitForExit()
-          } catch (e) {
-            error = e
-          }
-          const started = startsSince(before)
-          expect(prototypeIsClean()).toBe(true)
-          if (refused.length > 0) expectRefused(error, refused, started)
-          else if (error !== undefined) expectTyped(error)
+          })
         }),
         { numRuns: PROPERTY_RUNS },
       )
@@ -213,20 +223,11 @@ describe('the subprocess runtime under odd specs', () => {
     async () => {
       await fc.assert(
         fc.asyncProperty(terminalSpec, async (spec) => {
-          const refused = refusedFields(terminalSpecSchema(), spec)
-          const before = processStarts()
-          let error: unknown
-          try {
+          await expectStart(terminalSpecSchema(), spec, async () => {
             const terminal = await runtimes.native.spawnTerminal(spec as SubprocessTerminalSpawnSpec)
             await terminal.done
             await terminal.terminate()
-          } catch (e) {
-            error = e
-          }
-          const started = startsSince(before)
-          expect(prototypeIsClean()).toBe(true)
-          if (refused.length > 0) expectRefused(error, refused, started)
-          else if (error !== undefined) expectTyped(error)
+          })
         }),
         { numRuns: PROPERTY_RUNS },
       )
