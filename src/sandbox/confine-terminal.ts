@@ -43,7 +43,7 @@
  */
 import { constants as osConstants } from 'node:os'
 import { isAbsolute, resolve as resolvePath } from 'node:path'
-import type { SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
+import type { EnforcementAccount, SandboxBackendName, SandboxCapabilities } from '../policy/backends.js'
 import { SandboxUnavailableError, SpawnError } from '../policy/errors.js'
 import { PROXY_PORT } from '../policy/defaults.js'
 import { proxyEnvironment } from '../policy/network/proxy-env.js'
@@ -57,6 +57,8 @@ import { RULESET_FD_PLACEHOLDER } from '../subprocess/terminal/ruleset-handover.
 import type { HandedRuleset, SubprocessTerminalSpawnSpec, TerminalAftermath } from '../subprocess/types.js'
 import { backendOf } from './backend.js'
 import { rulesetArgsFor } from './bubblewrap/plan.js'
+import { withoutCgroupLeaves } from './confinement/account.js'
+import { hostBounds } from './confinement/bounds.js'
 import { type ConfinementPlan, initArgs } from './confinement/plan.js'
 
 /** A terminal spec confined to a policy: what runs, which backend confines it, how completely. */
@@ -66,6 +68,8 @@ export interface ConfinedTerminal {
   backend: SandboxBackendName | 'none'
   /** Absent only for `danger-full-access`. */
   enforcement?: SandboxEnforcement | undefined
+  /** The plan's account as it holds for a terminal (no cgroup leaves); absent only for `danger-full-access`. */
+  account?: EnforcementAccount | undefined
   /** The session's private temp dir (also `spec.env.TMPDIR`). */
   tempDir?: string | undefined
   /** The plan the spec carries (absent only for `danger-full-access`). */
@@ -123,7 +127,17 @@ export function confineTerminal(
     ...(handed ? { ruleset: handed } : {}),
     ...aftermathOf(plan),
   }
-  return { spec: confined, backend: plan.backend, enforcement: plan.account.enforcement, tempDir: plan.tempDir, plan }
+  // node-pty starts the terminal: no cgroup leaves, so the limits hold as on a host without them.
+  const uid0 = process.getuid?.() === 0
+  const account = withoutCgroupLeaves(plan.account, plan.policy.limits, { bounds: hostBounds(), uid0 })
+  return {
+    spec: confined,
+    backend: plan.backend,
+    enforcement: account.enforcement,
+    account,
+    tempDir: plan.tempDir,
+    plan,
+  }
 }
 
 /** What the session must leave as it found it: the plan's must-not-appear paths and links that must stay. */

@@ -89,15 +89,18 @@ export const yes = (how: string): ClassVerdict => ({ governed: true, how })
 export const no = (how: string): ClassVerdict => ({ governed: false, how })
 
 /** The resources class: a pids cgroup or RLIMIT_NPROC (which does not bind uid 0) for processes, setrlimit for the rest. */
-export function resourcesVerdict(facts: BackendFacts, limits: ResourceLimits | undefined): ClassVerdict {
+export function resourcesVerdict(facts: LimitFacts, limits: ResourceLimits | undefined): ClassVerdict {
   const processes = processesVerdict(facts.bounds ?? NO_HOST_BOUNDS, limits, facts.uid0)
   const how = `${processes.how}; setrlimit in the command before exec for the rest (RLIMIT_AS, RLIMIT_FSIZE as asked)`
   return processes.governed ? yes(how) : no(how)
 }
 
+/** What the limit classes' verdicts rest on: the host's bounds and whether commands run as uid 0. */
+export type LimitFacts = Pick<BackendFacts, 'bounds' | 'uid0'>
+
 /** The verdicts of every limit class (`resources`, `memory`, `temp`, `cpu`) on this host. */
 export function limitVerdicts(
-  facts: BackendFacts,
+  facts: LimitFacts,
   limits: ResourceLimits | undefined,
 ): Record<'resources' | 'memory' | 'temp' | 'cpu', ClassVerdict> {
   const bounds = facts.bounds ?? NO_HOST_BOUNDS
@@ -107,6 +110,20 @@ export function limitVerdicts(
     temp: tempVerdict(bounds, limits),
     cpu: cpuVerdict(bounds, limits),
   }
+}
+
+/**
+ * `account` as it holds for a run that joins no cgroup leaves (a confined terminal: node-pty starts
+ * it): each limit class as on this host without cgroups, the verdict counted again.
+ */
+export function withoutCgroupLeaves(
+  account: EnforcementAccount,
+  limits: ResourceLimits | undefined,
+  facts: LimitFacts,
+): EnforcementAccount {
+  const bounds = { ...(facts.bounds ?? NO_HOST_BOUNDS), cgroups: { pids: false, memory: false, cpu: false } }
+  const promised = [...account.governed, ...account.ungoverned].filter((c) => c !== 'signals')
+  return accountOf({ ...account.classes, ...limitVerdicts({ bounds, uid0: facts.uid0 }, limits) }, promised)
 }
 
 /** Limit classes a policy does not promise but the host bounds anyway (the defaults): listed, never counted. */
