@@ -64,10 +64,10 @@ async function run(args: Args): Promise<LimitOutcome[]> {
       })
       const spec = confined.spec
       if (args.kind === 'wrapped' && spec.confinement) spec.confinement = { ...spec.confinement, resident: undefined }
-      // A late timer is measured once more: a test running beside this one on the machine's two
-      // cores can delay it once; an attack that starves the host does so every time.
+      // A late timer is measured again, up to three times in all: other tests on the machine's two
+      // cores can delay it now and then; an attack that starves the host does so every time.
       let watched = await runWatched(runtime, spec)
-      if (watched.lateMs >= LATE_MS) {
+      for (let tries = 1; tries < 3 && watched.lateMs >= LATE_MS; tries++) {
         const again = await runWatched(runtime, spec)
         if (again.lateMs < watched.lateMs) watched = again
       }

@@ -123,14 +123,15 @@ for (const { backend, kind } of KINDS) {
           const o = outcomes.get(attack.name)
           expect(o, 'the attack ran').toBeDefined()
           const ctx = JSON.stringify(o, null, 1)
-          expect(o?.lateMs, `the host's timer stayed on time\n${ctx}`).toBeLessThan(RESPONSIVE_MS)
           const ungoverned = attack.needs !== undefined && !cgroups
           const verdict = o?.account[attack.klass]
           if (ungoverned) {
+            // No limit to hit: the account owns up, and an unbounded hog may slow the host.
             expect(verdict?.governed, ctx).toBe(false)
             expect(verdict?.how, ctx).toMatch(/^not governed/)
             return
           }
+          expect(o?.lateMs, `the host's timer stayed on time\n${ctx}`).toBeLessThan(RESPONSIVE_MS)
           if (Object.keys(attack.limits).length > 0 && attack.stressOnly !== true)
             expect(verdict?.governed, ctx).toBe(true)
           expect(o?.stdout, ctx).not.toContain('BREACH')
